@@ -1,0 +1,82 @@
+#include "config.h"
+
+#include "pq_arena.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pq_arena_block {
+	pq_arena_block *next;
+	size_t cap, off;
+	_Alignas(16) unsigned char data[];
+};
+
+enum { ARENA_BLOCK = 64 * 1024 };
+
+void pq_arena_init(pq_arena *a, size_t limit)
+{
+	a->head = NULL;
+	a->used = 0;
+	a->limit = limit;
+}
+
+void *pq_arena_alloc(pq_arena *a, size_t size)
+{
+	size_t need = (size + 15) & ~(size_t)15;
+	if (need < size)
+		return NULL;
+	if (a->limit && (need > a->limit || a->used > a->limit - need))
+		return NULL;
+	pq_arena_block *b = a->head;
+	if (!b || b->cap - b->off < need) {
+		size_t cap = need > ARENA_BLOCK / 2 ? need : ARENA_BLOCK;
+		if (cap > SIZE_MAX - sizeof *b)
+			return NULL;
+		b = malloc(sizeof *b + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->off = 0;
+		if (a->head && need > ARENA_BLOCK / 2) {
+			/* Big blocks go behind the current one so its free space stays usable. */
+			b->next = a->head->next;
+			a->head->next = b;
+		} else {
+			b->next = a->head;
+			a->head = b;
+		}
+	}
+	void *p = b->data + b->off;
+	b->off += need;
+	a->used += need;
+	memset(p, 0, size);
+	return p;
+}
+
+void *pq_arena_calloc(pq_arena *a, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return pq_arena_alloc(a, n * size);
+}
+
+void *pq_arena_memdup(pq_arena *a, const void *p, size_t n)
+{
+	void *q = pq_arena_alloc(a, n ? n : 1);
+	if (q && n)
+		memcpy(q, p, n);
+	return q;
+}
+
+void pq_arena_free(pq_arena *a)
+{
+	pq_arena_block *b = a->head;
+	while (b) {
+		pq_arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->head = NULL;
+	a->used = 0;
+}

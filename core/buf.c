@@ -1,0 +1,76 @@
+#include "config.h"
+
+#include "pq_buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+bool pq_buf_grow(pq_buf *b, size_t extra)
+{
+	if (b->oom)
+		return false;
+	if (b->cap - b->len >= extra)
+		return true;
+	size_t want = b->len + extra;
+	if (want < b->len) {
+		b->oom = true;
+		return false;
+	}
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < want) {
+		if (cap > SIZE_MAX / 2) {
+			cap = want;
+			break;
+		}
+		cap *= 2;
+	}
+	uint8_t *p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+void pq_buf_free(pq_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+	b->oom = false;
+}
+
+void pq_buf_printf(pq_buf *b, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof tmp) {
+		pq_buf_append(b, tmp, (size_t)n);
+		return;
+	}
+	if (!pq_buf_grow(b, (size_t)n + 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+uint8_t *pq_buf_take(pq_buf *b, size_t *len)
+{
+	uint8_t *p = b->p;
+	if (len)
+		*len = b->len;
+	b->p = NULL;
+	b->len = b->cap = 0;
+	b->oom = false;
+	return p;
+}

@@ -1,0 +1,49 @@
+/* A growable output buffer with a sticky out-of-memory flag, so rendering
+ * loops append without checking every call and test once at the end. */
+#ifndef PQ_BUF_H
+#define PQ_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pq_error.h"
+
+typedef struct pq_buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+} pq_buf;
+
+#define PQ_BUF_INIT {NULL, 0, 0, false}
+
+/* Ensures room for extra more bytes; false (and oom set) on failure. */
+bool pq_buf_grow(pq_buf *b, size_t extra);
+void pq_buf_free(pq_buf *b);
+void pq_buf_printf(pq_buf *b, const char *fmt, ...) PQ_PRINTF(2, 3);
+/* Hands the bytes to the caller (who frees them) and resets the buffer. */
+uint8_t *pq_buf_take(pq_buf *b, size_t *len);
+
+static inline void pq_buf_append(pq_buf *b, const void *p, size_t n)
+{
+	if (b->cap - b->len < n && !pq_buf_grow(b, n))
+		return;
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static inline void pq_buf_putc(pq_buf *b, char c)
+{
+	if (b->cap == b->len && !pq_buf_grow(b, 1))
+		return;
+	b->p[b->len++] = (uint8_t)c;
+}
+
+static inline void pq_buf_puts(pq_buf *b, const char *s)
+{
+	pq_buf_append(b, s, strlen(s));
+}
+
+#endif
