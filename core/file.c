@@ -1,0 +1,203 @@
+/* Opening a Parquet file: magic, footer, FileMetaData, schema. */
+#include "config.h"
+
+#define PQ_CORE_INTERNAL
+#include "file_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pq_footer.h"
+
+pq_status pq_file_pread(const pq_file *f, void *buf, size_t len, uint64_t offset,
+			pq_error *err)
+{
+	if (offset > f->size || len > f->size - offset)
+		return pq_fail(err, PQ_ECORRUPT,
+			       "range %llu+%zu lies outside the file (%llu bytes)",
+			       (unsigned long long)offset, len, (unsigned long long)f->size);
+	uint8_t *p = buf;
+	while (len > 0) {
+		ssize_t n = pread(f->fd, p, len, (off_t)offset);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return pq_fail(err, PQ_EIO, "read at offset %llu failed: %s",
+				       (unsigned long long)offset, strerror(errno));
+		}
+		if (n == 0)
+			return pq_fail(err, PQ_EIO, "file shrank: no bytes at offset %llu",
+				       (unsigned long long)offset);
+		p += n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
+	}
+	return PQ_OK;
+}
+
+static pq_status check_row_groups(pq_file *f, pq_error *err)
+{
+	for (uint32_t r = 0; r < f->md.row_groups.n; r++) {
+		const pq_row_group *rg = &f->md.row_groups.v[r];
+		PQ_CHECK(rg->columns.n == f->num_columns, err, PQ_ECORRUPT,
+			 "row group %u has %u column chunks but the schema has %u leaf columns",
+			 r, rg->columns.n, f->num_columns);
+		PQ_CHECK(rg->num_rows >= 0, err, PQ_ECORRUPT,
+			 "row group %u has a negative row count (%lld)", r,
+			 (long long)rg->num_rows);
+	}
+	return PQ_OK;
+}
+
+static pq_status open_footer(pq_file *f, pq_error *err)
+{
+	uint8_t head[4], tail[8];
+	PQ_CHECK(f->size >= 12, err, PQ_ECORRUPT,
+		 "not a Parquet file: %llu bytes is too small (at least 12 are needed)",
+		 (unsigned long long)f->size);
+	PQ_TRY(pq_file_pread(f, head, 4, 0, err));
+	PQ_TRY(pq_file_pread(f, tail, 8, f->size - 8, err));
+	pq_footer_loc loc;
+	PQ_TRY(pq_footer_locate(head, tail, f->size, &loc, err));
+	if (loc.encrypted)
+		return pq_fail(err, PQ_EKEY,
+			       "the footer is encrypted (PARE) and decryption is not available");
+	PQ_CHECK(loc.length <= PQ_MAX_FOOTER_BYTES, err, PQ_ELIMIT,
+		 "footer of %u bytes exceeds the %u-byte limit", loc.length,
+		 PQ_MAX_FOOTER_BYTES);
+	f->footer = malloc(loc.length ? loc.length : 1);
+	PQ_CHECK(f->footer, err, PQ_ENOMEM, "no memory for a %u-byte footer", loc.length);
+	f->footer_len = loc.length;
+	PQ_TRY(pq_file_pread(f, f->footer, loc.length, loc.offset, err));
+	/* Decoded metadata can't be far larger than its encoding: every list
+	 * element costs at least a byte, and C structs are bounded in size. */
+	pq_arena_init(&f->arena, (size_t)loc.length * 1024 + (16u << 20));
+	size_t used = 0;
+	pq_status st = pq_thrift_decode(PQ_S_FILE_META_DATA, f->footer, f->footer_len,
+					&f->md, &used, &f->arena, err);
+	if (st != PQ_OK)
+		return pq_context(err, "footer (FileMetaData at offset %llu, %u bytes)",
+				  (unsigned long long)loc.offset, loc.length);
+	PQ_TRY(pq_schema_build(&f->md, &f->schema, err));
+	f->num_columns = (uint32_t)pq_schema_num_leaves(f->schema);
+	return check_row_groups(f, err);
+}
+
+pq_status pq_file_open(int fd, uint64_t file_size, const char *name,
+		       const pq_keyring *keys, pq_file **out, pq_error *err)
+{
+	(void)keys;
+	*out = NULL;
+	pq_file *f = calloc(1, sizeof *f);
+	PQ_CHECK(f, err, PQ_ENOMEM, "no memory to open %s", name);
+	f->fd = fd;
+	f->size = file_size;
+	f->name = strdup(name ? name : "");
+	pq_arena_init(&f->arena, 0);
+	pq_status st = f->name ? open_footer(f, err)
+			       : pq_fail(err, PQ_ENOMEM, "no memory to open a file");
+	if (st != PQ_OK) {
+		pq_file_free(f);
+		return st;
+	}
+	*out = f;
+	return PQ_OK;
+}
+
+void pq_file_free(pq_file *f)
+{
+	if (!f)
+		return;
+	if (f->schema)
+		pq_schema_free(f->schema);
+	pq_arena_free(&f->arena);
+	free(f->footer);
+	free(f->name);
+	free(f);
+}
+
+const pq_file_meta_data *pq_file_metadata(const pq_file *f) { return &f->md; }
+const pq_schema *pq_file_schema(const pq_file *f) { return f->schema; }
+uint32_t pq_file_num_row_groups(const pq_file *f) { return f->md.row_groups.n; }
+uint32_t pq_file_num_columns(const pq_file *f) { return f->num_columns; }
+int pq_file_fd(const pq_file *f) { return f->fd; }
+uint64_t pq_file_size(const pq_file *f) { return f->size; }
+
+pq_bytes pq_file_footer_bytes(const pq_file *f)
+{
+	pq_bytes b = {f->footer, f->footer_len};
+	return b;
+}
+
+const pq_column_chunk *pq_file_chunk(const pq_file *f, uint32_t rg, uint32_t col)
+{
+	if (rg >= f->md.row_groups.n || col >= f->md.row_groups.v[rg].columns.n)
+		return NULL;
+	return &f->md.row_groups.v[rg].columns.v[col];
+}
+
+const pq_column_meta_data *pq_file_chunk_meta(const pq_file *f, uint32_t rg, uint32_t col)
+{
+	const pq_column_chunk *c = pq_file_chunk(f, rg, col);
+	return c && c->has_meta_data ? &c->meta_data : NULL;
+}
+
+void pq_file_where(const pq_file *f, uint32_t rg, uint32_t col, char *buf, size_t len)
+{
+	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
+	snprintf(buf, len, "row group %u, column %s", rg, leaf ? leaf->path : "?");
+}
+
+pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col,
+				     const pq_column_meta_data **out, pq_error *err)
+{
+	char where[256];
+	pq_file_where(f, rg, col, where, sizeof where);
+	const pq_column_chunk *c = pq_file_chunk(f, rg, col);
+	PQ_CHECK(c, err, PQ_EINVAL, "%s: no such column chunk", where);
+	if (!c->has_meta_data) {
+		if (c->has_encrypted_column_metadata || c->has_crypto_metadata)
+			return pq_fail(err, PQ_EKEY, "%s: column metadata is encrypted and no key is available", where);
+		return pq_fail(err, PQ_ECORRUPT, "%s: column chunk has no metadata", where);
+	}
+	if (c->has_file_path)
+		return pq_fail(err, PQ_EUNSUPPORTED,
+			       "%s: column data lives in another file (file_path '%.*s')",
+			       where, (int)(c->file_path.n > 200 ? 200 : c->file_path.n),
+			       (const char *)c->file_path.p);
+	*out = &c->meta_data;
+	return PQ_OK;
+}
+
+pq_status pq_chunk_range(const pq_file *f, uint32_t rg, uint32_t col,
+			 uint64_t *offset, uint64_t *length, pq_error *err)
+{
+	const pq_column_meta_data *m;
+	PQ_TRY(pq_file_chunk_meta_checked(f, rg, col, &m, err));
+	char where[256];
+	pq_file_where(f, rg, col, where, sizeof where);
+	/* The contract: the smaller of the set offsets that are at least 4. */
+	int64_t start = -1;
+	if (m->data_page_offset >= 4)
+		start = m->data_page_offset;
+	if (m->has_dictionary_page_offset && m->dictionary_page_offset >= 4 &&
+	    (start < 0 || m->dictionary_page_offset < start))
+		start = m->dictionary_page_offset;
+	PQ_CHECK(start >= 0, err, PQ_ECORRUPT,
+		 "%s: no valid page offset (data_page_offset %lld)", where,
+		 (long long)m->data_page_offset);
+	PQ_CHECK(m->total_compressed_size >= 0, err, PQ_ECORRUPT,
+		 "%s: negative total_compressed_size %lld", where,
+		 (long long)m->total_compressed_size);
+	uint64_t s = (uint64_t)start, n = (uint64_t)m->total_compressed_size;
+	PQ_CHECK(s <= f->size && n <= f->size - s, err, PQ_ECORRUPT,
+		 "%s: chunk bytes %llu..%llu lie outside the file (%llu bytes)", where,
+		 (unsigned long long)s, (unsigned long long)(s + n),
+		 (unsigned long long)f->size);
+	*offset = s;
+	*length = n;
+	return PQ_OK;
+}

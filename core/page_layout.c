@@ -1,0 +1,209 @@
+/* Walking the page headers of a column chunk: where each page is, without
+ * reading bodies. Pages are read until the chunk's num_values are covered,
+ * not until its byte range ends: real files get total_compressed_size
+ * wrong, and the contract shows pages as they are. */
+#include "config.h"
+
+#define PQ_CORE_INTERNAL
+#include "file_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A window over the file so that small headers do not cost a pread each. */
+typedef struct window {
+	const pq_file *f;
+	uint8_t *buf;
+	size_t cap, len;
+	uint64_t start; /* file offset of buf[0] */
+} window;
+
+static pq_status window_load(window *w, uint64_t off, size_t want, pq_error *err)
+{
+	if (off >= w->f->size)
+		return pq_fail(err, PQ_ECORRUPT, "offset %llu is past the end of the file",
+			       (unsigned long long)off);
+	if (want > w->cap) {
+		uint8_t *p = realloc(w->buf, want);
+		PQ_CHECK(p, err, PQ_ENOMEM, "no memory for a %zu-byte read", want);
+		w->buf = p;
+		w->cap = want;
+	}
+	size_t n = w->f->size - off < want ? (size_t)(w->f->size - off) : want;
+	PQ_TRY(pq_file_pread(w->f, w->buf, n, off, err));
+	w->start = off;
+	w->len = n;
+	return PQ_OK;
+}
+
+/* Decodes the page header at off, growing the window until it fits. */
+static pq_status read_header(window *w, uint64_t off, pq_page_header *h, uint32_t *hlen,
+			     pq_arena *arena, pq_error *err)
+{
+	size_t want = 64 * 1024;
+	for (;;) {
+		if (off < w->start || off >= w->start + w->len ||
+		    (w->start + w->len - off < want && w->start + w->len < w->f->size))
+			PQ_TRY(window_load(w, off, want > w->cap ? want : w->cap, err));
+		size_t avail = (size_t)(w->start + w->len - off);
+		size_t used = 0;
+		memset(h, 0, sizeof *h);
+		pq_error e2;
+		pq_error_clear(&e2);
+		pq_status st = pq_thrift_decode(PQ_S_PAGE_HEADER, w->buf + (off - w->start), avail,
+						h, &used, arena, &e2);
+		if (st == PQ_OK) {
+			*hlen = (uint32_t)used;
+			return PQ_OK;
+		}
+		/* A truncated decode may just need more bytes. */
+		if (off + avail >= w->f->size || want >= PQ_MAX_PAGE_HEADER_BYTES) {
+			*err = e2;
+			return st;
+		}
+		want *= 8;
+		PQ_TRY(window_load(w, off, want, err));
+	}
+}
+
+pq_status pq_chunk_layout_load(const pq_file *f, uint32_t rg, uint32_t col,
+			       pq_chunk_layout **out, pq_error *err)
+{
+	*out = NULL;
+	const pq_column_meta_data *m;
+	PQ_TRY(pq_file_chunk_meta_checked(f, rg, col, &m, err));
+	uint64_t off, len;
+	PQ_TRY(pq_chunk_range(f, rg, col, &off, &len, err));
+	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
+	char where[256];
+	pq_file_where(f, rg, col, where, sizeof where);
+	PQ_CHECK(m->num_values >= 0, err, PQ_ECORRUPT, "%s: negative num_values %lld",
+		 where, (long long)m->num_values);
+
+	pq_chunk_layout *l = calloc(1, sizeof *l);
+	PQ_CHECK(l, err, PQ_ENOMEM, "%s: no memory for the page list", where);
+	l->rg = rg;
+	l->col = col;
+	pq_arena_init(&l->arena, 0);
+	window w = {f, NULL, 0, 0, 0};
+	size_t cap = 0;
+	pq_page_info *pages = NULL;
+	pq_status st = PQ_OK;
+	uint64_t pos = off, rows = 0;
+	/* Bodies can't outnumber bytes: bounds the loop on hostile headers. */
+	while (l->num_slots < (uint64_t)m->num_values) {
+		pq_page_info pi;
+		memset(&pi, 0, sizeof pi);
+		pi.header_offset = pos;
+		st = read_header(&w, pos, &pi.header, &pi.header_len, &l->arena, err);
+		if (st != PQ_OK) {
+			pq_context(err, "%s, page header at offset %llu", where,
+				   (unsigned long long)pos);
+			break;
+		}
+		const pq_page_header *h = &pi.header;
+		if (h->compressed_page_size < 0 || h->uncompressed_page_size < 0) {
+			st = pq_fail(err, PQ_ECORRUPT,
+				     "%s, page at offset %llu: negative page size (%d compressed, %d uncompressed)",
+				     where, (unsigned long long)pos, h->compressed_page_size,
+				     h->uncompressed_page_size);
+			break;
+		}
+		pi.body_offset = pos + pi.header_len;
+		pi.body_len = (uint32_t)h->compressed_page_size;
+		if (pi.body_offset > f->size || pi.body_len > f->size - pi.body_offset) {
+			st = pq_fail(err, PQ_ECORRUPT,
+				     "%s, page at offset %llu: body of %u bytes runs past the end of the file",
+				     where, (unsigned long long)pos, pi.body_len);
+			break;
+		}
+		pos = pi.body_offset + pi.body_len;
+		if (h->type == PQ_PAGE_INDEX) {
+			l->num_index_pages++;
+			continue;
+		}
+		if (h->type == PQ_PAGE_DICTIONARY) {
+			if (!h->has_dictionary_page_header || l->dict || l->num_pages) {
+				st = pq_fail(err, PQ_ECORRUPT,
+					     "%s, page at offset %llu: %s", where,
+					     (unsigned long long)pi.header_offset,
+					     !h->has_dictionary_page_header ? "dictionary page without its header"
+					     : "a second or late dictionary page");
+				break;
+			}
+			l->dict = pq_arena_memdup(&l->arena, &pi, sizeof pi);
+			if (!l->dict) {
+				st = pq_fail(err, PQ_ENOMEM, "%s: no memory", where);
+				break;
+			}
+			continue;
+		}
+		int32_t nv;
+		if (h->type == PQ_PAGE_DATA && h->has_data_page_header) {
+			nv = h->data_page_header.num_values;
+			pi.rows_known = leaf && leaf->max_rep == 0;
+			pi.num_rows = pi.rows_known ? (uint32_t)(nv < 0 ? 0 : nv) : 0;
+		} else if (h->type == PQ_PAGE_DATA_V2 && h->has_data_page_header_v2) {
+			nv = h->data_page_header_v2.num_values;
+			pi.rows_known = h->data_page_header_v2.num_rows >= 0;
+			pi.num_rows = (uint32_t)(pi.rows_known ? h->data_page_header_v2.num_rows : 0);
+		} else {
+			st = pq_fail(err, PQ_ECORRUPT,
+				     "%s, page at offset %llu: page type %d without a matching header",
+				     where, (unsigned long long)pi.header_offset, h->type);
+			break;
+		}
+		if (nv < 0) {
+			st = pq_fail(err, PQ_ECORRUPT, "%s, page at offset %llu: negative num_values %d",
+				     where, (unsigned long long)pi.header_offset, nv);
+			break;
+		}
+		pi.num_slots = (uint32_t)nv;
+		pi.first_slot = l->num_slots;
+		pi.first_row = rows;
+		rows += pi.num_rows;
+		l->num_slots += (uint64_t)nv;
+		if (l->num_pages == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			pq_page_info *np = realloc(pages, ncap * sizeof *np);
+			if (!np) {
+				st = pq_fail(err, PQ_ENOMEM, "%s: no memory for %zu pages", where, ncap);
+				break;
+			}
+			pages = np;
+			cap = ncap;
+		}
+		pages[l->num_pages++] = pi;
+		/* An empty page at the end of data would loop forever on a file
+		 * whose counts never add up; the file end stops us instead. */
+		if (pos + 8 > f->size && l->num_slots < (uint64_t)m->num_values) {
+			st = pq_fail(err, PQ_ECORRUPT,
+				     "%s: pages end at offset %llu with %llu of %lld values",
+				     where, (unsigned long long)pos,
+				     (unsigned long long)l->num_slots, (long long)m->num_values);
+			break;
+		}
+	}
+	free(w.buf);
+	if (st == PQ_OK && l->num_pages) {
+		l->pages = pq_arena_memdup(&l->arena, pages, l->num_pages * sizeof *pages);
+		if (!l->pages)
+			st = pq_fail(err, PQ_ENOMEM, "%s: no memory", where);
+	}
+	free(pages);
+	if (st != PQ_OK) {
+		pq_chunk_layout_free(l);
+		return st;
+	}
+	*out = l;
+	return PQ_OK;
+}
+
+void pq_chunk_layout_free(pq_chunk_layout *l)
+{
+	if (!l)
+		return;
+	pq_arena_free(&l->arena);
+	free(l);
+}
