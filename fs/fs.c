@@ -1,0 +1,68 @@
+/* The filesystem object: its parts, their lifetime, and logging. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "pfs_internal.h"
+
+void pfs_log(int priority, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsyslog(priority, fmt, ap);
+	va_end(ap);
+}
+
+uint64_t pfs_fs_new_id(pfs_fs *fs)
+{
+	return (uint64_t)atomic_fetch_add(&fs->next_id, 1);
+}
+
+pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
+{
+	*out = NULL;
+	pfs_fs *fs = calloc(1, sizeof *fs);
+	if (!fs)
+		return pq_fail(err, PQ_ENOMEM, "no memory");
+	fs->opts = opts;
+	atomic_init(&fs->next_id, 1);
+	fs->uid = getuid();
+	fs->gid = getgid();
+	fs->inodes = pfs_inodes_new();
+	fs->sources = pfs_sources_new(opts->source_abs, opts->source_is_file);
+	fs->cache = pfs_cache_new(opts->cache_size);
+	fs->notify = pfs_notify_new();
+	if (!fs->inodes || !fs->sources || !fs->cache || !fs->notify) {
+		pfs_fs_free(fs);
+		return pq_fail(err, PQ_ENOMEM, "no memory");
+	}
+	/* The root is inode 1 (FUSE_ROOT_ID): the first key handed out. */
+	pfs_src *root = pfs_src_root(fs);
+	root->id = pfs_fs_new_id(fs);
+	pfs_key k = pfs_key_make(root->id, root->is_file ? PFS_K_FILE : PFS_K_SRC_DIR, 0, 0, 0);
+	pfs_node *n = pfs_inode_get(fs->inodes, &k, root);
+	if (!n || n->ino != FUSE_ROOT_ID) {
+		pfs_fs_free(fs);
+		return pq_fail(err, PQ_ENOMEM, "no memory");
+	}
+	*out = fs;
+	return PQ_OK;
+}
+
+int pfs_fs_start(pfs_fs *fs, struct fuse_session *se)
+{
+	return pfs_notify_start(fs->notify, se);
+}
+
+void pfs_fs_free(pfs_fs *fs)
+{
+	if (!fs)
+		return;
+	pfs_notify_free(fs->notify);
+	pfs_sources_free(fs->sources);
+	pfs_cache_free(fs->cache);
+	pfs_inodes_free(fs->inodes);
+	free(fs);
+}

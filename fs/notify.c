@@ -1,0 +1,131 @@
+/* Kernel cache invalidation from a thread of its own.
+ *
+ * fuse_lowlevel_notify_inval_* must not run inside the request that
+ * caused it (the kernel may hold the inode's locks while waiting for our
+ * reply), so requests only queue what to invalidate. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfs_internal.h"
+
+typedef struct item {
+	struct item *next;
+	fuse_ino_t ino;      /* inode, or parent of name */
+	char *name;          /* NULL: invalidate the inode */
+} item;
+
+struct pfs_notify {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	item *head, *tail;
+	bool stop, started;
+	pthread_t thread;
+	struct fuse_session *se;
+};
+
+pfs_notify *pfs_notify_new(void)
+{
+	pfs_notify *n = calloc(1, sizeof *n);
+	if (!n)
+		return NULL;
+	pthread_mutex_init(&n->lock, NULL);
+	pthread_cond_init(&n->cond, NULL);
+	return n;
+}
+
+static void *run(void *arg)
+{
+	pfs_notify *n = arg;
+	pthread_mutex_lock(&n->lock);
+	for (;;) {
+		while (!n->head && !n->stop)
+			pthread_cond_wait(&n->cond, &n->lock);
+		if (n->stop)
+			break;
+		item *it = n->head;
+		n->head = it->next;
+		if (!n->head)
+			n->tail = NULL;
+		pthread_mutex_unlock(&n->lock);
+		int rc = it->name
+			 ? fuse_lowlevel_notify_inval_entry(n->se, it->ino, it->name, strlen(it->name))
+			 : fuse_lowlevel_notify_inval_inode(n->se, it->ino, 0, 0);
+		/* -ENOENT: the kernel had nothing cached; fine */
+		if (rc && rc != -ENOENT)
+			pfs_log(LOG_DEBUG, "cache invalidation of inode %llu failed: %s",
+				(unsigned long long)it->ino, strerror(-rc));
+		free(it->name);
+		free(it);
+		pthread_mutex_lock(&n->lock);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return NULL;
+}
+
+int pfs_notify_start(pfs_notify *n, struct fuse_session *se)
+{
+	n->se = se;
+	int rc = pthread_create(&n->thread, NULL, run, n);
+	if (rc == 0)
+		n->started = true;
+	return -rc;
+}
+
+void pfs_notify_free(pfs_notify *n)
+{
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->lock);
+	n->stop = true;
+	pthread_cond_signal(&n->cond);
+	pthread_mutex_unlock(&n->lock);
+	if (n->started)
+		pthread_join(n->thread, NULL);
+	for (item *it = n->head, *next; it; it = next) {
+		next = it->next;
+		free(it->name);
+		free(it);
+	}
+	pthread_cond_destroy(&n->cond);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+}
+
+static void push(pfs_notify *n, fuse_ino_t ino, const char *name)
+{
+	item *it = calloc(1, sizeof *it);
+	if (!it)
+		return;
+	it->ino = ino;
+	if (name && !(it->name = strdup(name))) {
+		free(it);
+		return;
+	}
+	pthread_mutex_lock(&n->lock);
+	if (!n->started) { /* not mounted yet: nothing to tell */
+		pthread_mutex_unlock(&n->lock);
+		free(it->name);
+		free(it);
+		return;
+	}
+	if (n->tail)
+		n->tail->next = it;
+	else
+		n->head = it;
+	n->tail = it;
+	pthread_cond_signal(&n->cond);
+	pthread_mutex_unlock(&n->lock);
+}
+
+void pfs_notify_inode(pfs_notify *n, fuse_ino_t ino)
+{
+	push(n, ino, NULL);
+}
+
+void pfs_notify_entry(pfs_notify *n, fuse_ino_t parent, const char *name)
+{
+	push(n, parent, name);
+}

@@ -1,0 +1,28 @@
+/* The parquetfs filesystem as the daemon (src/main.c) sees it. */
+#ifndef PFS_H
+#define PFS_H
+
+#include <syslog.h>
+
+#include <fuse_lowlevel.h>
+
+#include "pfs_options.h"
+#include "pq_error.h"
+
+typedef struct pfs_fs pfs_fs;
+
+/* Prepares the filesystem for the validated options (no I/O on SOURCE
+ * beyond what validation did). opts must outlive the pfs_fs. */
+pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err);
+/* Starts the background notifier; call after fuse_daemonize (threads do
+ * not survive fork). */
+int pfs_fs_start(pfs_fs *fs, struct fuse_session *se);
+/* Stops the notifier (before fuse_session_destroy) and frees everything. */
+void pfs_fs_free(pfs_fs *fs);
+
+const struct fuse_lowlevel_ops *pfs_ll_ops(void);
+
+/* syslog, and stderr when in the foreground. */
+void pfs_log(int priority, const char *fmt, ...) PQ_PRINTF(2, 3);
+
+#endif

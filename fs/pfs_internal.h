@@ -1,0 +1,291 @@
+/* Private to fs/: the pieces of the filesystem and how they meet.
+ *
+ *   source.c  SOURCE on disk: directories, Parquet files, generations
+ *   inode.c   key -> stable inode number (never reused while mounted)
+ *   tree.c    the virtual tree of one Parquet file (names, kinds)
+ *   cache.c   bounded LRU of layouts, decoded pages and rendered texts
+ *   content.c bytes and sizes of each entry kind, via core/pq_file.h
+ *   stream.c  resumable rendering of the large aggregate entries
+ *   notify.c  kernel cache invalidation, off the request threads
+ *   ops.c     the FUSE low-level operations
+ */
+#ifndef PFS_INTERNAL_H
+#define PFS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <fuse_lowlevel.h>
+
+#include "pfs.h"
+#include "pq_buf.h"
+#include "pq_file.h"
+
+#define PFS_DICT UINT32_MAX            /* "page" number of a dictionary page */
+#define PFS_SIZE_UNKNOWN UINT64_MAX
+
+/* Timeouts (seconds). Entries whose content is fixed by a file generation
+ * are cached long; the entries of SOURCE itself (directories, the Parquet
+ * files' directories) only briefly, so a changed file is noticed soon.
+ * doc/design.md explains the choice. */
+#define PFS_SOURCE_TIMEOUT 1.0
+#define PFS_FILE_TIMEOUT 86400.0
+
+/* What an inode is. Kinds up to PFS_K_FILE live in SOURCE's namespace; the
+ * others live inside one generation of one Parquet file. */
+typedef enum pfs_kind {
+	PFS_K_NONE = 0,
+	PFS_K_SRC_DIR,        /* a directory of SOURCE (key.gen = source id) */
+	PFS_K_FILE,           /* a Parquet file's directory (key.gen = source id) */
+	/* file level (key.gen = file generation) */
+	PFS_K_FILE_ERROR,     /* error.txt of a file that cannot be opened */
+	PFS_K_SCHEMA,
+	PFS_K_META_TXT,
+	PFS_K_META_JSON,
+	PFS_K_FOOTER,
+	PFS_K_VERIFY,
+	PFS_K_CSV,
+	PFS_K_JSONL,
+	PFS_K_COLUMNS,        /* columns/ */
+	PFS_K_COLUMN,         /* columns/<dir>/ (col) */
+	PFS_K_COLUMN_VALUES,  /* columns/<dir>/values.txt (col) */
+	PFS_K_RGS,            /* row_groups/ */
+	/* row group level (rg) */
+	PFS_K_RG,
+	PFS_K_RG_META_TXT,
+	PFS_K_RG_META_JSON,
+	PFS_K_RG_CSV,
+	PFS_K_RG_JSONL,
+	PFS_K_RG_COLUMNS,
+	/* chunk level (rg, col) */
+	PFS_K_CHUNK,
+	PFS_K_CHUNK_ERROR,
+	PFS_K_CHUNK_META_TXT,
+	PFS_K_CHUNK_META_JSON,
+	PFS_K_CHUNK_VALUES,
+	PFS_K_CHUNK_LEVELS,
+	PFS_K_CHUNK_BIN,
+	PFS_K_PAGES,
+	PFS_K_COLUMN_INDEX,
+	PFS_K_OFFSET_INDEX,
+	PFS_K_BLOOM_BIN,
+	PFS_K_BLOOM_TXT,
+	/* page level (rg, col, page; page = PFS_DICT for dictionary/) */
+	PFS_K_PAGE,
+	PFS_K_PAGE_ERROR,
+	PFS_K_PAGE_HDR_TXT,
+	PFS_K_PAGE_HDR_JSON,
+	PFS_K_PAGE_RAW,
+	PFS_K_PAGE_DATA,
+	PFS_K_PAGE_VALUES,
+	PFS_K_PAGE_LEVELS,
+	/* cache-only objects, never inodes */
+	PFS_C_LAYOUT,         /* pq_chunk_layout (rg, col) */
+	PFS_C_PAGE_DATA,      /* pq_page_data (rg, col, page) */
+	PFS_C_CSV_HEADER,     /* text of the CSV header line */
+	PFS_K_COUNT
+} pfs_kind;
+
+typedef struct pfs_key {
+	uint64_t gen;
+	uint32_t kind, rg, col, page;
+} pfs_key;
+
+static inline pfs_key pfs_key_make(uint64_t gen, pfs_kind kind, uint32_t rg, uint32_t col,
+				   uint32_t page)
+{
+	pfs_key k = {gen, (uint32_t)kind, rg, col, page};
+	return k;
+}
+
+static inline bool pfs_key_eq(const pfs_key *a, const pfs_key *b)
+{
+	return a->gen == b->gen && a->kind == b->kind && a->rg == b->rg && a->col == b->col &&
+	       a->page == b->page;
+}
+
+uint64_t pfs_key_hash(const pfs_key *k);
+bool pfs_kind_is_dir(pfs_kind k);
+
+typedef struct pfs_src pfs_src;
+typedef struct pfs_pf pfs_pf;
+
+/* ---- inode.c ---------------------------------------------------------------- */
+
+typedef struct pfs_node {
+	fuse_ino_t ino;
+	pfs_key key;
+	pfs_src *src;              /* the SOURCE entry it belongs to */
+	_Atomic uint64_t size;     /* PFS_SIZE_UNKNOWN until computed */
+	struct pfs_node *hnext;
+} pfs_node;
+
+typedef struct pfs_inodes pfs_inodes;
+pfs_inodes *pfs_inodes_new(void);
+void pfs_inodes_free(pfs_inodes *t);
+/* The node of a key, created on first use (NULL only when out of memory). */
+pfs_node *pfs_inode_get(pfs_inodes *t, const pfs_key *k, pfs_src *src);
+pfs_node *pfs_inode_find(pfs_inodes *t, const pfs_key *k);
+pfs_node *pfs_inode_by_ino(pfs_inodes *t, fuse_ino_t ino);
+
+/* ---- source.c --------------------------------------------------------------- */
+
+struct pfs_src {
+	struct pfs_src *hnext;
+	char *rel;                 /* path under SOURCE ("" for SOURCE itself) */
+	char *path;                /* absolute path */
+	const char *name;          /* last component of rel (points into rel) */
+	uint64_t id;               /* stable while mounted */
+	bool is_file;              /* a Parquet file (else a directory) */
+	fuse_ino_t parent_ino;     /* directory holding its entry (0: the root) */
+	pthread_mutex_t lock;
+	/* files only, under lock: */
+	uint64_t gen;              /* current generation, changes with the file */
+	struct stat st;            /* the stat the generation was taken from */
+	pfs_pf *pf;                /* opened on first access; NULL before */
+	/* directory listing hint: Parquet magic seen for this stat */
+	bool magic_known, magic_ok;
+	struct stat magic_st;
+};
+
+/* One opened generation of a Parquet file, shared by handles (refcounted). */
+struct pfs_pf {
+	atomic_int refs;
+	uint64_t gen;
+	pfs_src *src;
+	int fd;
+	struct stat st;
+	pq_file *f;                /* NULL when the file could not be opened */
+	pq_status status;          /* why not */
+	char *msg;                 /* one-line error (when f is NULL) */
+	uint32_t nrg, ncol;
+};
+
+/* Stats the entry and compares with what it was: a changed or vanished
+ * file gets a new generation (old inodes turn stale, caches are dropped,
+ * the kernel is told). 0 (and the stat in *st, if not NULL), or -ENOENT
+ * when it is gone. */
+int pfs_src_check(pfs_fs *fs, pfs_src *src, uint64_t *gen, struct stat *st);
+/* The opened file of generation gen (a new reference): -ESTALE when the
+ * file has moved on, -ENOENT when it is gone. Never fails because the
+ * file is bad: then pf->f is NULL and pf->msg says why. */
+int pfs_src_pf(pfs_fs *fs, pfs_src *src, uint64_t gen, pfs_pf **out);
+void pfs_pf_ref(pfs_pf *pf);
+void pfs_pf_unref(pfs_pf *pf);
+/* -EIO when the file under an open pf was changed in place. */
+int pfs_pf_still_valid(const pfs_pf *pf);
+
+typedef int (*pfs_src_list_fn)(void *ctx, const char *name, pfs_src *child);
+/* Lists a SOURCE directory: sub-directories and Parquet files (by magic). */
+int pfs_src_list(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, pfs_src_list_fn fn, void *ctx);
+int pfs_src_lookup(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, const char *name,
+		   pfs_src **out);
+pfs_src *pfs_src_root(pfs_fs *fs);
+
+typedef struct pfs_sources pfs_sources;
+pfs_sources *pfs_sources_new(const char *root, bool root_is_file);
+void pfs_sources_free(pfs_sources *s);
+
+/* ---- cache.c ---------------------------------------------------------------- */
+
+typedef struct pfs_cache pfs_cache;
+typedef struct pfs_cobj pfs_cobj;    /* a held cache entry */
+typedef void (*pfs_free_fn)(void *obj);
+
+pfs_cache *pfs_cache_new(uint64_t max_bytes);
+void pfs_cache_free(pfs_cache *c);
+/* A held entry (release it), or NULL when absent. */
+pfs_cobj *pfs_cache_get(pfs_cache *c, const pfs_key *k);
+/* Inserts obj (taking it over) and returns it held. When another thread
+ * inserted the key first, obj is freed and the existing entry returned. */
+pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
+			pfs_free_fn free_fn);
+void pfs_cache_release(pfs_cache *c, pfs_cobj *e);
+void *pfs_cobj_obj(const pfs_cobj *e);
+/* Evicts every entry of a generation (a file that changed). */
+void pfs_cache_drop_gen(pfs_cache *c, uint64_t gen);
+
+/* A rendered text held in the cache. */
+typedef struct pfs_text {
+	uint8_t *p;
+	size_t len;
+} pfs_text;
+
+/* ---- notify.c ---------------------------------------------------------------- */
+
+typedef struct pfs_notify pfs_notify;
+pfs_notify *pfs_notify_new(void);
+int pfs_notify_start(pfs_notify *n, struct fuse_session *se);
+void pfs_notify_free(pfs_notify *n);
+/* Queue an invalidation; done by the notifier thread (never inline: the
+ * kernel may hold locks of the request being served). */
+void pfs_notify_inode(pfs_notify *n, fuse_ino_t ino);
+void pfs_notify_entry(pfs_notify *n, fuse_ino_t parent, const char *name);
+
+/* ---- the filesystem ------------------------------------------------------------ */
+
+struct pfs_fs {
+	const pfs_options *opts;
+	pfs_inodes *inodes;
+	pfs_sources *sources;
+	pfs_cache *cache;
+	pfs_notify *notify;
+	atomic_uint_fast64_t next_id;  /* source ids and file generations */
+	uid_t uid;
+	gid_t gid;
+};
+
+uint64_t pfs_fs_new_id(pfs_fs *fs);
+
+/* ---- tree.c ------------------------------------------------------------------- */
+
+typedef int (*pfs_tree_fn)(void *ctx, const char *name, const pfs_key *k);
+/* The entries of a directory inside a file (dir is a file-internal dir
+ * kind or PFS_K_FILE with dir->gen replaced by the file generation). */
+int pfs_tree_list(pfs_fs *fs, pfs_pf *pf, const pfs_key *dir, pfs_tree_fn fn, void *ctx);
+/* 0 and *out, or -ENOENT. */
+int pfs_tree_lookup(pfs_fs *fs, pfs_pf *pf, const pfs_key *dir, const char *name,
+		    pfs_key *out);
+
+/* ---- content.c ---------------------------------------------------------------- */
+
+/* The size of an entry: exact, or (for aggregates not yet rendered)
+ * PFS_SIZE_UNKNOWN. Errors of bad chunks/pages give 0 (their reads fail). */
+uint64_t pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n);
+/* True for entries whose size is only known after rendering them. */
+bool pfs_kind_is_aggregate(pfs_kind k);
+/* Whole-buffer entries (texts, small binaries): rendered or cached text. */
+int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out);
+/* chunk.bin / raw.bin: byte range in the source file. */
+int pfs_content_range(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, uint64_t *off, uint64_t *len);
+/* Message of a chunk or page (NULL when it is sound); cached. */
+bool pfs_chunk_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col);
+bool pfs_page_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t page);
+int pfs_layout_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pfs_cobj **out,
+		   pq_error *err);
+/* Page info of a page of a layout (PFS_DICT: the dictionary), or NULL. */
+const pq_page_info *pfs_layout_page(const pq_chunk_layout *l, uint32_t page);
+/* Size of one chunk-level values.txt / levels.txt (renders its pages). */
+int pfs_chunk_text_size(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint32_t col,
+			uint64_t *size);
+int pfs_status_to_errno(pq_status st);
+
+/* ---- stream.c ----------------------------------------------------------------- */
+
+typedef struct pfs_stream pfs_stream;
+/* For PFS_K_CSV, JSONL, RG_CSV, RG_JSONL, COLUMN_VALUES, CHUNK_VALUES,
+ * CHUNK_LEVELS, VERIFY. */
+int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out);
+/* Reads up to size bytes at off into buf; *got may be short only at EOF. */
+int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, uint8_t *buf, size_t *got);
+void pfs_stream_free(pfs_stream *s);
+bool pfs_kind_is_stream(pfs_kind k);
+
+/* Records an aggregate's size once known; tells the kernel when it was
+ * unknown before (so st_size becomes exact). */
+void pfs_node_set_size(pfs_fs *fs, pfs_node *n, uint64_t size);
+
+#endif

@@ -1,0 +1,53 @@
+/* Mount options of parquetfs: parsed by src/options.c, read by fs/.
+ *
+ * fuse_opt stores every `-o name=value` as a string; pfs_options_validate
+ * turns them into the typed fields below and refuses bad values with a
+ * one-line message, before anything is mounted. */
+#ifndef PFS_OPTIONS_H
+#define PFS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PFS_DEFAULT_CACHE_SIZE ((uint64_t)256 << 20)
+#define PFS_DEFAULT_STAGING "staging"
+
+typedef struct pfs_options {
+	/* As given (fuse_opt strings, freed by pfs_options_free). */
+	char *source;
+	char *key_file;
+	char *cache_size_s;
+	char *staging;
+	char *codec_s, *compression_level_s, *row_group_rows_s, *page_size_s,
+	    *data_page_version_s, *dictionary_s, *bloom_filter, *page_index_s,
+	    *crc_s, *bloom_fpp_s, *encrypt, *encrypt_columns,
+	    *encryption_algorithm_s, *aad_prefix;
+	int plaintext_footer;
+	int read_only;   /* -o ro: no staging folder */
+	int nonopt_count;
+	int bad_nonopt;  /* a third positional argument */
+
+	/* Validated. */
+	char *source_abs;     /* realpath of SOURCE */
+	bool source_is_file;  /* SOURCE is one Parquet file */
+	uint64_t cache_size;
+	int codec;            /* enum pq_codec_id */
+	int compression_level;
+	bool has_compression_level;
+	uint64_t row_group_rows;
+	uint64_t page_size;
+	int data_page_version;
+	bool dictionary, page_index, crc;
+	double bloom_fpp;
+	bool encrypt_ctr;     /* encryption_algorithm=gcm-ctr */
+} pfs_options;
+
+void pfs_options_init(pfs_options *o);
+void pfs_options_free(pfs_options *o);
+/* Parses "256M", "1G", "4096", "64KiB" (binary multiples). false when malformed. */
+bool pfs_parse_size(const char *s, uint64_t *out);
+/* Checks every option and SOURCE; on failure writes a one-line message. */
+bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen);
+
+#endif

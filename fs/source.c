@@ -1,0 +1,393 @@
+/* SOURCE on disk: its directories and Parquet files, and the generations
+ * of each file.
+ *
+ * Listing a directory reads only the first four bytes of its files (the
+ * magic), and remembers the answer for as long as the file's stat stays
+ * the same. A Parquet file is opened (footer and schema) on the first
+ * access below its directory. When a file's stat changes, it gets a new
+ * generation: the inodes of the old one turn stale, its cache entries are
+ * dropped and the kernel is told to forget what it cached. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pfs_internal.h"
+#include "pq_schema.h"
+
+#define HIDDEN_DIR ".parquetfs" /* staging's private area under SOURCE */
+
+struct pfs_sources {
+	pthread_mutex_t lock;
+	pfs_src **buckets;
+	size_t nbuckets, count;
+	pfs_src *root;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (; *s; s++) {
+		h ^= (uint8_t)*s;
+		h *= 1099511628211u;
+	}
+	return h;
+}
+
+static pfs_src *src_new(const char *rel, const char *path, bool is_file)
+{
+	pfs_src *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->rel = strdup(rel);
+	s->path = strdup(path);
+	if (!s->rel || !s->path) {
+		free(s->rel);
+		free(s->path);
+		free(s);
+		return NULL;
+	}
+	const char *slash = strrchr(s->rel, '/');
+	s->name = slash ? slash + 1 : s->rel;
+	s->is_file = is_file;
+	pthread_mutex_init(&s->lock, NULL);
+	return s;
+}
+
+pfs_sources *pfs_sources_new(const char *root, bool root_is_file)
+{
+	pfs_sources *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->nbuckets = 1024;
+	t->buckets = calloc(t->nbuckets, sizeof *t->buckets);
+	/* A single file is matched (key_file sections) by its name. */
+	const char *base = strrchr(root, '/');
+	t->root = src_new("", root, root_is_file);
+	if (!t->buckets || !t->root) {
+		free(t->buckets);
+		free(t);
+		return NULL;
+	}
+	if (root_is_file)
+		t->root->name = base ? base + 1 : root;
+	pthread_mutex_init(&t->lock, NULL);
+	t->buckets[str_hash("") & (t->nbuckets - 1)] = t->root;
+	t->count = 1;
+	return t;
+}
+
+void pfs_sources_free(pfs_sources *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nbuckets; i++) {
+		for (pfs_src *s = t->buckets[i], *n; s; s = n) {
+			n = s->hnext;
+			if (s->pf)
+				pfs_pf_unref(s->pf);
+			pthread_mutex_destroy(&s->lock);
+			free(s->rel);
+			free(s->path);
+			free(s);
+		}
+	}
+	free(t->buckets);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+pfs_src *pfs_src_root(pfs_fs *fs)
+{
+	return fs->sources->root;
+}
+
+/* The entry for rel, created on first use. A path that changed between
+ * directory and Parquet file keeps its entry; is_file is updated. */
+static pfs_src *src_get(pfs_fs *fs, const char *rel, bool is_file, fuse_ino_t parent_ino)
+{
+	pfs_sources *t = fs->sources;
+	size_t h = str_hash(rel);
+	pthread_mutex_lock(&t->lock);
+	pfs_src *s = t->buckets[h & (t->nbuckets - 1)];
+	while (s && strcmp(s->rel, rel))
+		s = s->hnext;
+	if (!s) {
+		size_t plen = strlen(fs->opts->source_abs) + 1 + strlen(rel) + 1;
+		char *path = malloc(plen);
+		if (path) {
+			snprintf(path, plen, "%s/%s", fs->opts->source_abs, rel);
+			s = src_new(rel, path, is_file);
+			free(path);
+		}
+		if (s) {
+			s->id = pfs_fs_new_id(fs);
+			s->parent_ino = parent_ino;
+			size_t b = h & (t->nbuckets - 1);
+			s->hnext = t->buckets[b];
+			t->buckets[b] = s;
+			t->count++;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (s && s->is_file != is_file) {
+		pthread_mutex_lock(&s->lock);
+		s->is_file = is_file;
+		pthread_mutex_unlock(&s->lock);
+	}
+	return s;
+}
+
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static bool has_magic(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	char m[4];
+	bool ok = pread(fd, m, 4, 0) == 4 && (!memcmp(m, "PAR1", 4) || !memcmp(m, "PARE", 4));
+	close(fd);
+	return ok;
+}
+
+/* Names of a file's top-level entries, to drop the kernel's dentries. */
+static const char *const top_names[] = {
+	"error.txt", "schema.txt", "metadata.txt", "metadata.json", "footer.bin",
+	"verify.txt", "data.csv", "data.jsonl", "columns", "row_groups",
+};
+
+/* Under s->lock: forget the current generation. */
+static pfs_pf *retire_locked(pfs_fs *fs, pfs_src *s)
+{
+	pfs_pf *old = s->pf;
+	uint64_t gen = s->gen;
+	s->pf = NULL;
+	s->gen = 0;
+	if (!gen)
+		return old;
+	pfs_cache_drop_gen(fs->cache, gen);
+	pfs_key k = pfs_key_make(s->id, PFS_K_FILE, 0, 0, 0);
+	pfs_node *n = pfs_inode_find(fs->inodes, &k);
+	if (n) {
+		pfs_notify_inode(fs->notify, n->ino);
+		for (size_t i = 0; i < sizeof top_names / sizeof top_names[0]; i++)
+			pfs_notify_entry(fs->notify, n->ino, top_names[i]);
+	}
+	pfs_log(LOG_INFO, "%s changed: reloading on next access", s->path);
+	return old;
+}
+
+int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
+{
+	struct stat st;
+	int rc = stat(s->path, &st) == 0 ? 0 : -errno;
+	if (out && rc == 0)
+		*out = st;
+	if (!s->is_file) {
+		*gen = s->id;
+		if (rc == 0 && !S_ISDIR(st.st_mode))
+			rc = -ENOENT;
+		if (rc && s->parent_ino)
+			pfs_notify_entry(fs->notify, s->parent_ino, s->name);
+		return rc == -ENOENT || rc == -ENOTDIR ? -ENOENT : rc;
+	}
+	if (rc == 0 && !S_ISREG(st.st_mode))
+		rc = -ENOENT;
+	pfs_pf *old = NULL;
+	pthread_mutex_lock(&s->lock);
+	if (rc == 0 && s->gen && same_stat(&s->st, &st)) {
+		*gen = s->gen;
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	bool had = s->gen != 0;
+	old = retire_locked(fs, s);
+	if (rc == 0 && !has_magic(AT_FDCWD, s->path))
+		rc = -ENOENT;
+	if (rc == 0) {
+		s->gen = pfs_fs_new_id(fs);
+		s->st = st;
+		*gen = s->gen;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (rc && had && s->parent_ino)
+		pfs_notify_entry(fs->notify, s->parent_ino, s->name);
+	if (old)
+		pfs_pf_unref(old);
+	if (rc == -ENOTDIR)
+		rc = -ENOENT;
+	return rc;
+}
+
+static pfs_pf *pf_open(pfs_src *s, uint64_t gen)
+{
+	pfs_pf *pf = calloc(1, sizeof *pf);
+	if (!pf)
+		return NULL;
+	atomic_init(&pf->refs, 1);
+	pf->gen = gen;
+	pf->src = s;
+	pf->fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	pq_error err = {0};
+	if (pf->fd < 0 || fstat(pf->fd, &pf->st) != 0) {
+		pq_fail(&err, PQ_EIO, "%s: cannot open: %s", s->name, strerror(errno));
+	} else {
+		const char *name = s->rel[0] ? s->rel : s->name;
+		if (pq_file_open(pf->fd, (uint64_t)pf->st.st_size, name, NULL, &pf->f, &err) ==
+		    PQ_OK) {
+			pf->nrg = pq_file_num_row_groups(pf->f);
+			pf->ncol = pq_file_num_columns(pf->f);
+			return pf;
+		}
+		pf->f = NULL;
+	}
+	pf->status = err.status ? err.status : PQ_EIO;
+	pf->msg = strdup(err.msg[0] ? err.msg : "cannot open the file");
+	pfs_log(LOG_NOTICE, "%s: %s", s->path, pf->msg ? pf->msg : "cannot open");
+	return pf;
+}
+
+int pfs_src_pf(pfs_fs *fs, pfs_src *s, uint64_t gen, pfs_pf **out)
+{
+	(void)fs;
+	*out = NULL;
+	pthread_mutex_lock(&s->lock);
+	int rc = 0;
+	if (s->gen != gen) {
+		rc = s->gen ? -ESTALE : -ENOENT;
+	} else {
+		if (!s->pf)
+			s->pf = pf_open(s, gen);
+		if (!s->pf)
+			rc = -ENOMEM;
+		else {
+			pfs_pf_ref(s->pf);
+			*out = s->pf;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void pfs_pf_ref(pfs_pf *pf)
+{
+	atomic_fetch_add(&pf->refs, 1);
+}
+
+void pfs_pf_unref(pfs_pf *pf)
+{
+	if (!pf || atomic_fetch_sub(&pf->refs, 1) != 1)
+		return;
+	if (pf->f)
+		pq_file_free(pf->f);
+	if (pf->fd >= 0)
+		close(pf->fd);
+	free(pf->msg);
+	free(pf);
+}
+
+int pfs_pf_still_valid(const pfs_pf *pf)
+{
+	struct stat st;
+	if (pf->fd < 0 || fstat(pf->fd, &st) != 0 || !same_stat(&st, &pf->st))
+		return -EIO;
+	return 0;
+}
+
+/* ---- directories ------------------------------------------------------------- */
+
+static char *child_rel(const pfs_src *dir, const char *name)
+{
+	size_t n = strlen(dir->rel) + 1 + strlen(name) + 1;
+	char *rel = malloc(n);
+	if (rel)
+		snprintf(rel, n, dir->rel[0] ? "%s/%s" : "%s%s", dir->rel, name);
+	return rel;
+}
+
+/* What a directory entry is: 1 directory, 2 Parquet file, 0 hidden. */
+static int classify(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, int dirfd,
+		    const char *name, pfs_src **out)
+{
+	*out = NULL;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	if (!dir->rel[0] && !strcmp(name, HIDDEN_DIR))
+		return 0;
+	struct stat st;
+	if (fstatat(dirfd, name, &st, 0) != 0)
+		return 0;
+	bool is_dir = S_ISDIR(st.st_mode);
+	if (!is_dir && !S_ISREG(st.st_mode))
+		return 0;
+	char *rel = child_rel(dir, name);
+	if (!rel)
+		return -ENOMEM;
+	pfs_src *c = src_get(fs, rel, !is_dir, dir_ino);
+	free(rel);
+	if (!c)
+		return -ENOMEM;
+	if (is_dir) {
+		*out = c;
+		return 1;
+	}
+	/* The magic of a file whose stat is unchanged is not read again. */
+	pthread_mutex_lock(&c->lock);
+	bool known = c->magic_known && same_stat(&c->magic_st, &st);
+	bool ok = c->magic_ok;
+	pthread_mutex_unlock(&c->lock);
+	if (!known) {
+		ok = has_magic(dirfd, name);
+		pthread_mutex_lock(&c->lock);
+		c->magic_known = true;
+		c->magic_ok = ok;
+		c->magic_st = st;
+		pthread_mutex_unlock(&c->lock);
+	}
+	if (!ok)
+		return 0;
+	*out = c;
+	return 2;
+}
+
+int pfs_src_list(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, pfs_src_list_fn fn, void *ctx)
+{
+	DIR *d = opendir(dir->path);
+	if (!d)
+		return -errno;
+	int rc = 0;
+	struct dirent *de;
+	while (rc >= 0 && (de = readdir(d))) {
+		pfs_src *c;
+		int k = classify(fs, dir, dir_ino, dirfd(d), de->d_name, &c);
+		if (k < 0)
+			rc = k;
+		else if (k > 0)
+			rc = fn(ctx, de->d_name, c);
+	}
+	closedir(d);
+	return rc < 0 ? rc : 0;
+}
+
+int pfs_src_lookup(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, const char *name,
+		   pfs_src **out)
+{
+	int dirfd = open(dir->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return errno == ENOTDIR ? -ENOENT : -errno;
+	int k = classify(fs, dir, dir_ino, dirfd, name, out);
+	close(dirfd);
+	if (k < 0)
+		return k;
+	return k == 0 ? -ENOENT : 0;
+}

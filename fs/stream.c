@@ -1,0 +1,343 @@
+/* Resumable rendering of the large entries: data.csv / data.jsonl (file and
+ * row group level), columns/<col>/values.txt and a chunk's values.txt /
+ * levels.txt.
+ *
+ * An entry is a sequence of segments: the CSV header, then one segment per
+ * row group (rows) or per page (values). Each open handle keeps a cursor
+ * and a window of the bytes it rendered last, so sequential reads continue
+ * where the previous one stopped, and reads that arrive a little out of
+ * order (kernel readahead on several threads) are served from the window.
+ * A read elsewhere restarts at the last segment boundary before it whose
+ * offset is known: segment sizes are remembered in the inode table (the
+ * size of the row group's data.csv, of a page's values.txt ...), so a seek
+ * into a file that was read once renders only the segment it lands in. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfs_internal.h"
+
+#define KEEP_BEHIND ((uint64_t)4 << 20) /* window kept before the read offset */
+#define ROW_CHUNK ((size_t)256 << 10)   /* bytes rendered per row reader call */
+
+struct pfs_stream {
+	pfs_fs *fs;
+	pfs_pf *pf;             /* held */
+	pfs_node *node;
+	pfs_kind kind;
+	bool rows;              /* data.csv / data.jsonl */
+	pq_row_format fmt;
+	bool header;            /* a CSV header segment comes first */
+	uint64_t hdr_len;
+	uint32_t col, rg_lo, rg_hi;
+	pfs_kind page_kind;     /* PFS_K_PAGE_VALUES or _LEVELS (values family) */
+	pfs_kind chunk_kind;    /* PFS_K_CHUNK_VALUES or _LEVELS */
+
+	pthread_mutex_t lock;
+	/* the cursor: the next byte to render is at offset pos */
+	uint64_t pos;
+	bool in_hdr;            /* the header is next */
+	uint32_t cur_rg, cur_page;
+	uint64_t seg_start;     /* offset where the current row group / chunk began */
+	bool seg_whole;         /* ... and the cursor rendered it from its start */
+	pq_row_reader *rr;
+	bool eof;
+	/* rendered bytes [win_off, pos) */
+	pq_buf win;
+	uint64_t win_off;
+};
+
+static uint64_t known_size(pfs_stream *s, pfs_kind kind, uint32_t rg, uint32_t col,
+			   uint32_t page)
+{
+	pfs_key k = pfs_key_make(s->pf->gen, kind, rg, col, page);
+	pfs_node *n = pfs_inode_find(s->fs->inodes, &k);
+	return n ? atomic_load(&n->size) : PFS_SIZE_UNKNOWN;
+}
+
+static void record_size(pfs_stream *s, pfs_kind kind, uint32_t rg, uint32_t col,
+			uint32_t page, uint64_t size)
+{
+	pfs_key k = pfs_key_make(s->pf->gen, kind, rg, col, page);
+	pfs_node *n = pfs_inode_get(s->fs->inodes, &k, s->pf->src);
+	if (n)
+		pfs_node_set_size(s->fs, n, size);
+}
+
+/* Row group body size (its rows, without the header), if known. */
+static uint64_t rg_body(pfs_stream *s, uint32_t rg)
+{
+	if (s->fmt == PQ_FMT_JSONL)
+		return known_size(s, PFS_K_RG_JSONL, rg, 0, 0);
+	uint64_t sz = known_size(s, PFS_K_RG_CSV, rg, 0, 0);
+	return sz == PFS_SIZE_UNKNOWN || sz < s->hdr_len ? PFS_SIZE_UNKNOWN : sz - s->hdr_len;
+}
+
+static int num_pages(pfs_stream *s, uint32_t rg, uint32_t *np)
+{
+	pfs_cobj *lo;
+	pq_error err;
+	int rc = pfs_layout_get(s->fs, s->pf, rg, s->col, &lo, &err);
+	if (rc)
+		return rc;
+	*np = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->num_pages;
+	pfs_cache_release(s->fs->cache, lo);
+	return 0;
+}
+
+int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out)
+{
+	*out = NULL;
+	if (!pf->f)
+		return -EIO;
+	pfs_stream *s = calloc(1, sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	s->fs = fs;
+	s->pf = pf;
+	s->node = n;
+	s->kind = (pfs_kind)n->key.kind;
+	s->col = n->key.col;
+	s->rg_lo = 0;
+	s->rg_hi = pf->nrg;
+	switch (s->kind) {
+	case PFS_K_RG_CSV:
+	case PFS_K_RG_JSONL:
+		s->rg_lo = n->key.rg;
+		s->rg_hi = n->key.rg + 1;
+		/* fall through */
+	case PFS_K_CSV:
+	case PFS_K_JSONL:
+		s->rows = true;
+		s->fmt = s->kind == PFS_K_CSV || s->kind == PFS_K_RG_CSV ? PQ_FMT_CSV : PQ_FMT_JSONL;
+		s->header = s->fmt == PQ_FMT_CSV;
+		break;
+	case PFS_K_CHUNK_VALUES:
+	case PFS_K_CHUNK_LEVELS:
+		s->rg_lo = n->key.rg;
+		s->rg_hi = n->key.rg + 1;
+		/* fall through */
+	case PFS_K_COLUMN_VALUES:
+		s->page_kind = s->kind == PFS_K_CHUNK_LEVELS ? PFS_K_PAGE_LEVELS : PFS_K_PAGE_VALUES;
+		s->chunk_kind = s->kind == PFS_K_CHUNK_LEVELS ? PFS_K_CHUNK_LEVELS : PFS_K_CHUNK_VALUES;
+		break;
+	default:
+		free(s);
+		return -EINVAL;
+	}
+	if (s->header) {
+		pfs_key hk = pfs_key_make(pf->gen, PFS_C_CSV_HEADER, 0, 0, 0);
+		pfs_cobj *t;
+		int rc = pfs_content_text(fs, pf, &hk, &t);
+		if (rc) {
+			free(s);
+			return rc;
+		}
+		s->hdr_len = ((const pfs_text *)pfs_cobj_obj(t))->len;
+		pfs_cache_release(fs->cache, t);
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pfs_pf_ref(pf);
+	s->in_hdr = s->header;
+	s->cur_rg = s->rg_lo;
+	s->seg_whole = true;
+	*out = s;
+	return 0;
+}
+
+void pfs_stream_free(pfs_stream *s)
+{
+	if (!s)
+		return;
+	if (s->rr)
+		pq_row_reader_free(s->rr);
+	pq_buf_free(&s->win);
+	pthread_mutex_destroy(&s->lock);
+	pfs_pf_unref(s->pf);
+	free(s);
+}
+
+/* Moves the cursor to a segment boundary at or before off, as late as the
+ * known segment sizes allow. Keeps the cursor when it is already between
+ * that boundary and off. */
+static int seek(pfs_stream *s, uint64_t off)
+{
+	uint64_t start = 0;
+	bool in_hdr = s->header;
+	uint32_t rg = s->rg_lo, page = 0;
+	if (s->header && off >= s->hdr_len) {
+		in_hdr = false;
+		start = s->hdr_len;
+	}
+	if (!in_hdr) {
+		for (; rg < s->rg_hi; rg++) {
+			uint64_t sz = s->rows ? rg_body(s, rg)
+					      : known_size(s, s->chunk_kind, rg, s->col, 0);
+			if (sz == PFS_SIZE_UNKNOWN || start + sz > off)
+				break;
+			start += sz;
+		}
+		if (!s->rows && rg < s->rg_hi) {
+			uint32_t np;
+			int rc = num_pages(s, rg, &np);
+			if (rc)
+				return rc;
+			for (; page < np; page++) {
+				uint64_t sz = known_size(s, s->page_kind, rg, s->col, page);
+				if (sz == PFS_SIZE_UNKNOWN || start + sz > off)
+					break;
+				start += sz;
+			}
+		}
+	}
+	if (s->pos <= off && s->pos >= start && s->pos >= s->win_off)
+		return 0; /* rendering on from here is no slower */
+	if (s->rr) {
+		pq_row_reader_free(s->rr);
+		s->rr = NULL;
+	}
+	s->win.len = 0;
+	s->win_off = s->pos = start;
+	s->in_hdr = in_hdr;
+	s->cur_rg = rg;
+	s->cur_page = page;
+	s->seg_start = start;
+	s->seg_whole = page == 0;
+	s->eof = false;
+	return 0;
+}
+
+static void finish(pfs_stream *s)
+{
+	s->eof = true;
+	pfs_node_set_size(s->fs, s->node, s->pos);
+}
+
+static int step_rows(pfs_stream *s)
+{
+	pq_error err = {0};
+	if (s->in_hdr) {
+		pfs_key hk = pfs_key_make(s->pf->gen, PFS_C_CSV_HEADER, 0, 0, 0);
+		pfs_cobj *t;
+		int rc = pfs_content_text(s->fs, s->pf, &hk, &t);
+		if (rc)
+			return rc;
+		const pfs_text *tx = pfs_cobj_obj(t);
+		pq_buf_append(&s->win, tx->p, tx->len);
+		pfs_cache_release(s->fs->cache, t);
+		s->pos += tx->len;
+		s->in_hdr = false;
+		s->seg_start = s->pos;
+		s->seg_whole = true;
+		return 0;
+	}
+	if (s->cur_rg >= s->rg_hi) {
+		finish(s);
+		return 0;
+	}
+	pq_status st;
+	if (!s->rr) {
+		st = pq_row_reader_open(s->pf->f, s->cur_rg, s->fmt, &s->rr, &err);
+		if (st != PQ_OK)
+			goto fail;
+		s->seg_start = s->pos;
+		s->seg_whole = true;
+	}
+	size_t before = s->win.len;
+	bool done = false;
+	st = pq_row_reader_next(s->rr, ROW_CHUNK, &s->win, &done, &err);
+	if (st != PQ_OK)
+		goto fail;
+	if (s->win.oom)
+		return -ENOMEM;
+	s->pos += s->win.len - before;
+	if (done) {
+		uint64_t body = s->pos - s->seg_start;
+		if (s->seg_whole) {
+			if (s->fmt == PQ_FMT_CSV)
+				record_size(s, PFS_K_RG_CSV, s->cur_rg, 0, 0, s->hdr_len + body);
+			else
+				record_size(s, PFS_K_RG_JSONL, s->cur_rg, 0, 0, body);
+		}
+		pq_row_reader_free(s->rr);
+		s->rr = NULL;
+		s->cur_rg++;
+	}
+	return 0;
+fail:
+	pfs_log(LOG_NOTICE, "%s: %s", s->pf->src->path, err.msg);
+	return -pfs_status_to_errno(st);
+}
+
+static int step_values(pfs_stream *s)
+{
+	if (s->cur_rg >= s->rg_hi) {
+		finish(s);
+		return 0;
+	}
+	uint32_t np;
+	int rc = num_pages(s, s->cur_rg, &np);
+	if (rc)
+		return rc;
+	if (s->cur_page == 0) {
+		s->seg_start = s->pos;
+		s->seg_whole = true;
+	}
+	if (s->cur_page >= np) {
+		if (s->seg_whole)
+			record_size(s, s->chunk_kind, s->cur_rg, s->col, 0, s->pos - s->seg_start);
+		s->cur_rg++;
+		s->cur_page = 0;
+		return 0;
+	}
+	pfs_key k = pfs_key_make(s->pf->gen, s->page_kind, s->cur_rg, s->col, s->cur_page);
+	pfs_cobj *t;
+	if ((rc = pfs_content_text(s->fs, s->pf, &k, &t)))
+		return rc;
+	const pfs_text *tx = pfs_cobj_obj(t);
+	pq_buf_append(&s->win, tx->p, tx->len);
+	size_t len = tx->len;
+	pfs_cache_release(s->fs->cache, t);
+	if (s->win.oom)
+		return -ENOMEM;
+	record_size(s, s->page_kind, s->cur_rg, s->col, s->cur_page, len);
+	s->pos += len;
+	s->cur_page++;
+	return 0;
+}
+
+/* Drops window bytes more than KEEP_BEHIND before off. */
+static void trim(pfs_stream *s, uint64_t off)
+{
+	if (off <= s->win_off + KEEP_BEHIND)
+		return;
+	uint64_t drop = off - KEEP_BEHIND - s->win_off;
+	if (drop > s->win.len)
+		drop = s->win.len;
+	memmove(s->win.p, s->win.p + drop, s->win.len - (size_t)drop);
+	s->win.len -= (size_t)drop;
+	s->win_off += drop;
+}
+
+int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, uint8_t *buf, size_t *got)
+{
+	*got = 0;
+	int rc = 0;
+	pthread_mutex_lock(&s->lock);
+	if (off < s->win_off || off > s->pos)
+		rc = seek(s, off);
+	while (rc == 0 && !s->eof && s->pos < off + size) {
+		rc = s->rows ? step_rows(s) : step_values(s);
+		trim(s, off);
+	}
+	if (rc == 0 && off < s->pos && off >= s->win_off) {
+		uint64_t avail = s->pos - off;
+		size_t n = avail < size ? (size_t)avail : size;
+		memcpy(buf, s->win.p + (off - s->win_off), n);
+		*got = n;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}

@@ -1,0 +1,170 @@
+/* parquetfs: mount Parquet files as directories of text and binary views.
+ *
+ *   parquetfs [options] SOURCE MOUNTPOINT
+ *
+ * Everything is checked before mounting (SOURCE, option values, the key
+ * file's mode); a problem is one line on stderr and exit status 1. Once
+ * mounted, messages go to syslog (and stderr in the foreground). */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <fuse_lowlevel.h>
+
+#include "options.h"
+#include "pfs.h"
+
+static void die_msg(const char *fmt, ...) PQ_PRINTF(1, 2);
+static void die_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("parquetfs: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* libfuse's own messages join ours in syslog. */
+static void fuse_log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	vsyslog((int)level, fmt, ap);
+}
+
+static int add_opt(struct fuse_args *args, const char *prefix, const char *val)
+{
+	size_t n = strlen(prefix) + strlen(val) + 1;
+	char *s = malloc(n);
+	if (!s)
+		return -1;
+	snprintf(s, n, "%s%s", prefix, val);
+	int rc = fuse_opt_add_arg(args, s);
+	free(s);
+	return rc;
+}
+
+/* fsname= must not hold a comma (option separator); fall back to a name. */
+static const char *fsname_of(const char *src)
+{
+	return strchr(src, ',') ? "parquetfs" : src;
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts cmd;
+	struct fuse_session *se = NULL;
+	struct fuse_loop_config *loop = NULL;
+	pfs_options opts;
+	pfs_fs *fs = NULL;
+	pq_error err = {0};
+	char msg[1024];
+	int ret = 1;
+
+	memset(&cmd, 0, sizeof cmd);
+	pfs_options_init(&opts);
+	if (pfs_options_parse(&args, &opts) != 0)
+		goto out_args; /* fuse_opt printed why */
+	if (fuse_parse_cmdline(&args, &cmd) != 0)
+		goto out_args;
+	if (cmd.show_help) {
+		pfs_options_help(argv[0]);
+		printf("FUSE options:\n");
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		ret = 0;
+		goto out_cmd;
+	}
+	if (cmd.show_version) {
+		printf("parquetfs %s\n", PACKAGE_VERSION);
+		fuse_lowlevel_version();
+		ret = 0;
+		goto out_cmd;
+	}
+	if (!pfs_options_validate(&opts, msg, sizeof msg)) {
+		die_msg("%s", msg);
+		goto out_cmd;
+	}
+	if (!cmd.mountpoint) {
+		die_msg("no MOUNTPOINT given (usage: parquetfs [options] SOURCE MOUNTPOINT)");
+		goto out_cmd;
+	}
+
+	openlog("parquetfs", LOG_PID | (cmd.foreground ? LOG_PERROR : 0), LOG_DAEMON);
+	setlogmask(LOG_UPTO(cmd.debug ? LOG_DEBUG : LOG_INFO));
+	fuse_set_log_func(fuse_log_to_syslog);
+
+	/* Permissions are the modes we show; names and type for mount(8). */
+	if (fuse_opt_add_arg(&args, "-odefault_permissions") ||
+	    add_opt(&args, "-ofsname=", fsname_of(opts.source_abs)) ||
+	    fuse_opt_add_arg(&args, "-osubtype=parquetfs")) {
+		die_msg("out of memory");
+		goto out_log;
+	}
+	if (pfs_fs_new(&opts, &fs, &err) != PQ_OK) {
+		die_msg("%s", err.msg);
+		goto out_log;
+	}
+	se = fuse_session_new(&args, pfs_ll_ops(), sizeof *pfs_ll_ops(), fs);
+	if (!se) {
+		die_msg("cannot start a FUSE session (bad FUSE option?)");
+		goto out_fs;
+	}
+	if (fuse_set_signal_handlers(se) != 0) {
+		die_msg("cannot install signal handlers");
+		goto out_session;
+	}
+	if (fuse_session_mount(se, cmd.mountpoint) != 0) {
+		die_msg("cannot mount on %s", cmd.mountpoint);
+		goto out_signals;
+	}
+	if (fuse_daemonize(cmd.foreground) != 0) {
+		die_msg("cannot go to the background");
+		goto out_unmount;
+	}
+	if (pfs_fs_start(fs, se) != 0) {
+		syslog(LOG_ERR, "cannot start the notifier thread");
+		goto out_unmount;
+	}
+	syslog(LOG_INFO, "mounted %s on %s", opts.source_abs, cmd.mountpoint);
+	if (cmd.singlethread) {
+		ret = fuse_session_loop(se);
+	} else {
+		loop = fuse_loop_cfg_create();
+		if (!loop) {
+			syslog(LOG_ERR, "out of memory");
+			goto out_unmount;
+		}
+		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cmd.clone_fd);
+		fuse_loop_cfg_set_max_threads(loop, cmd.max_threads);
+		fuse_loop_cfg_set_idle_threads(loop, cmd.max_idle_threads);
+		ret = fuse_session_loop_mt(se, loop);
+	}
+	ret = ret != 0;
+	syslog(LOG_INFO, "unmounting %s", cmd.mountpoint);
+
+	fuse_loop_cfg_destroy(loop);
+out_unmount:
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	/* the notifier writes to the session: stop it first */
+	pfs_fs_free(fs);
+	fs = NULL;
+	fuse_session_destroy(se);
+out_fs:
+	pfs_fs_free(fs);
+out_log:
+	closelog();
+out_cmd:
+	free(cmd.mountpoint);
+out_args:
+	fuse_opt_free_args(&args);
+	pfs_options_free(&opts);
+	return ret;
+}

@@ -1,0 +1,456 @@
+/* fuse_opt templates and validation of the parquetfs options. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "pq_metadata.h"
+
+#define PFS_OPT(t, f) {t, offsetof(pfs_options, f), 0}
+
+enum { KEY_RO, KEY_DISCARD };
+
+static const struct fuse_opt pfs_opts[] = {
+	PFS_OPT("key_file=%s", key_file),
+	PFS_OPT("cache_size=%s", cache_size_s),
+	PFS_OPT("staging=%s", staging),
+	PFS_OPT("codec=%s", codec_s),
+	PFS_OPT("compression_level=%s", compression_level_s),
+	PFS_OPT("row_group_rows=%s", row_group_rows_s),
+	PFS_OPT("page_size=%s", page_size_s),
+	PFS_OPT("data_page_version=%s", data_page_version_s),
+	PFS_OPT("dictionary=%s", dictionary_s),
+	PFS_OPT("bloom_filter=%s", bloom_filter),
+	PFS_OPT("page_index=%s", page_index_s),
+	PFS_OPT("crc=%s", crc_s),
+	PFS_OPT("bloom_fpp=%s", bloom_fpp_s),
+	PFS_OPT("encrypt=%s", encrypt),
+	PFS_OPT("encrypt_columns=%s", encrypt_columns),
+	PFS_OPT("plaintext_footer", plaintext_footer),
+	PFS_OPT("encryption_algorithm=%s", encryption_algorithm_s),
+	PFS_OPT("aad_prefix=%s", aad_prefix),
+	FUSE_OPT_KEY("ro", KEY_RO),
+	/* fstab and mount(8) words that mean nothing to a FUSE daemon. */
+	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("user", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nouser", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("users", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("_netdev", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("x-systemd.", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("x-systemd.%s", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("comment=%s", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_END
+};
+
+void pfs_options_init(pfs_options *o)
+{
+	memset(o, 0, sizeof *o);
+}
+
+void pfs_options_free(pfs_options *o)
+{
+	char **s[] = {&o->source, &o->key_file, &o->cache_size_s, &o->staging,
+		      &o->codec_s, &o->compression_level_s, &o->row_group_rows_s,
+		      &o->page_size_s, &o->data_page_version_s, &o->dictionary_s,
+		      &o->bloom_filter, &o->page_index_s, &o->crc_s, &o->bloom_fpp_s,
+		      &o->encrypt, &o->encrypt_columns, &o->encryption_algorithm_s,
+		      &o->aad_prefix, &o->source_abs};
+	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+		free(*s[i]);
+		*s[i] = NULL;
+	}
+}
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	(void)outargs;
+	pfs_options *o = data;
+	switch (key) {
+	case KEY_RO:
+		o->read_only = 1;
+		return 1; /* FUSE mounts read-only as well */
+	case FUSE_OPT_KEY_NONOPT:
+		/* SOURCE first (ours), then MOUNTPOINT (fuse_parse_cmdline's). */
+		if (o->nonopt_count++ == 0) {
+			free(o->source);
+			o->source = strdup(arg);
+			return o->source ? 0 : -1;
+		}
+		if (o->nonopt_count > 2)
+			o->bad_nonopt = 1;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+int pfs_options_parse(struct fuse_args *args, pfs_options *o)
+{
+	return fuse_opt_parse(args, o, pfs_opts, opt_proc);
+}
+
+void pfs_options_help(const char *prog)
+{
+	printf("usage: %s [options] SOURCE MOUNTPOINT\n"
+	       "\n"
+	       "Shows every Parquet file under SOURCE (a directory, or one Parquet file)\n"
+	       "as a directory of text and binary views. Unmount: fusermount3 -u MOUNTPOINT\n"
+	       "\n"
+	       "parquetfs options:\n"
+	       "    -o key_file=PATH       keys for encrypted files (mode 600: a key file\n"
+	       "                           readable by group or others is refused)\n"
+	       "    -o cache_size=SIZE     memory for decoded pages and texts (default 256M;\n"
+	       "                           suffixes K, M, G, T)\n"
+	       "    -o staging=NAME        name of the staging folder (default staging;\n"
+	       "                           -o ro removes it)\n"
+	       "\n"
+	       "writer defaults for files written through staging/:\n"
+	       "    -o codec=NAME          uncompressed, snappy, gzip, brotli, zstd, lz4_raw\n"
+	       "                           (default zstd)\n"
+	       "    -o compression_level=N gzip 1-9, brotli 0-11, zstd 1-22\n"
+	       "    -o row_group_rows=N    rows per row group (default 1048576)\n"
+	       "    -o page_size=SIZE      target uncompressed bytes per data page (default 1M)\n"
+	       "    -o data_page_version=1|2   (default 1)\n"
+	       "    -o dictionary=on|off   dictionary encoding (default on)\n"
+	       "    -o bloom_filter=COL[;COL]  columns that get a bloom filter\n"
+	       "    -o bloom_fpp=P         bloom filter false positive rate (default 0.01)\n"
+	       "    -o page_index=on|off   column and offset index (default on)\n"
+	       "    -o crc=on|off          page CRCs (default on)\n"
+	       "    -o encrypt=KEYID       encrypt footer and columns with key_file's key KEYID\n"
+	       "    -o encrypt_columns=COL:KEYID[;COL:KEYID]  per-column keys\n"
+	       "    -o plaintext_footer    keep the footer readable (signed)\n"
+	       "    -o encryption_algorithm=gcm|gcm-ctr  (default gcm)\n"
+	       "    -o aad_prefix=TEXT     AAD prefix stored in written files\n"
+	       "\n",
+	       prog);
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+bool pfs_parse_size(const char *s, uint64_t *out)
+{
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
+		end += strlen(end);
+	else if (!shift && !strcmp(end, "B"))
+		end++;
+	if (*end)
+		return false;
+	if (shift && v > (UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+static bool parse_int(const char *s, long lo, long hi, long *out)
+{
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_onoff(const char *s, bool *out)
+{
+	static const char *const on[] = {"on", "yes", "true", "1"};
+	static const char *const off[] = {"off", "no", "false", "0"};
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, on[i])) {
+			*out = true;
+			return true;
+		}
+		if (!strcasecmp(s, off[i])) {
+			*out = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct {
+	const char *name;
+	int id;
+	int lo, hi; /* compression_level range; lo > hi: no levels */
+} codecs[] = {
+	{"uncompressed", PQ_CODEC_UNCOMPRESSED, 1, 0},
+	{"snappy", PQ_CODEC_SNAPPY, 1, 0},
+	{"gzip", PQ_CODEC_GZIP, 1, 9},
+	{"brotli", PQ_CODEC_BROTLI, 0, 11},
+	{"zstd", PQ_CODEC_ZSTD, 1, 22},
+	{"lz4_raw", PQ_CODEC_LZ4_RAW, 1, 0},
+};
+
+/* "A;B;C" with no empty item; with pairs, every item is NAME:ID. */
+static bool list_ok(const char *s, bool pairs)
+{
+	if (!s || !*s)
+		return false;
+	const char *p = s;
+	for (;;) {
+		const char *e = strchr(p, ';');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 0)
+			return false;
+		if (pairs) {
+			/* the key id follows the last ':' (column names may hold ':') */
+			const char *c = NULL;
+			for (size_t i = 0; i < n; i++)
+				if (p[i] == ':')
+					c = p + i;
+			if (!c || c == p || c == p + n - 1)
+				return false;
+		}
+		if (!e)
+			return true;
+		p = e + 1;
+	}
+}
+
+static bool check_key_file(const char *path, char *msg, size_t msglen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(msg, msglen, "key_file %s: %s", path, strerror(errno));
+		return false;
+	}
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0;
+	close(fd);
+	if (!ok || !S_ISREG(st.st_mode)) {
+		snprintf(msg, msglen, "key_file %s: not a regular file", path);
+		return false;
+	}
+	if (st.st_mode & (S_IRGRP | S_IROTH)) {
+		snprintf(msg, msglen,
+			 "key_file %s is readable by group or others (mode %03o): "
+			 "run chmod 600 %s",
+			 path, (unsigned)(st.st_mode & 0777), path);
+		return false;
+	}
+	return true;
+}
+
+static bool is_parquet_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char m[4];
+	bool ok = pread(fd, m, 4, 0) == 4 &&
+		  (!memcmp(m, "PAR1", 4) || !memcmp(m, "PARE", 4));
+	close(fd);
+	return ok;
+}
+
+static bool check_source(pfs_options *o, char *msg, size_t msglen)
+{
+	if (!o->source) {
+		snprintf(msg, msglen, "no SOURCE given (usage: parquetfs [options] SOURCE MOUNTPOINT)");
+		return false;
+	}
+	struct stat st;
+	if (stat(o->source, &st) != 0) {
+		snprintf(msg, msglen, "SOURCE %s: %s", o->source, strerror(errno));
+		return false;
+	}
+	if (S_ISREG(st.st_mode)) {
+		if (!is_parquet_file(o->source)) {
+			snprintf(msg, msglen,
+				 "SOURCE %s is neither a directory nor a Parquet file "
+				 "(no PAR1/PARE magic)", o->source);
+			return false;
+		}
+		o->source_is_file = true;
+	} else if (!S_ISDIR(st.st_mode)) {
+		snprintf(msg, msglen, "SOURCE %s is neither a directory nor a Parquet file",
+			 o->source);
+		return false;
+	}
+	o->source_abs = realpath(o->source, NULL);
+	if (!o->source_abs) {
+		snprintf(msg, msglen, "SOURCE %s: %s", o->source, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static bool check_writer(pfs_options *o, char *msg, size_t msglen)
+{
+	size_t ci = 4; /* zstd */
+	if (o->codec_s) {
+		for (ci = 0; ci < sizeof codecs / sizeof codecs[0]; ci++)
+			if (!strcasecmp(o->codec_s, codecs[ci].name))
+				break;
+		if (ci == sizeof codecs / sizeof codecs[0]) {
+			snprintf(msg, msglen, "codec=%s: expected uncompressed, snappy, gzip, "
+				 "brotli, zstd or lz4_raw", o->codec_s);
+			return false;
+		}
+	}
+	o->codec = codecs[ci].id;
+	if (o->compression_level_s) {
+		long v;
+		if (codecs[ci].lo > codecs[ci].hi) {
+			snprintf(msg, msglen, "compression_level=%s: codec %s has no levels",
+				 o->compression_level_s, codecs[ci].name);
+			return false;
+		}
+		if (!parse_int(o->compression_level_s, codecs[ci].lo, codecs[ci].hi, &v)) {
+			snprintf(msg, msglen, "compression_level=%s: %s takes %d to %d",
+				 o->compression_level_s, codecs[ci].name, codecs[ci].lo,
+				 codecs[ci].hi);
+			return false;
+		}
+		o->compression_level = (int)v;
+		o->has_compression_level = true;
+	}
+	o->row_group_rows = 1048576;
+	if (o->row_group_rows_s && (!pfs_parse_size(o->row_group_rows_s, &o->row_group_rows) ||
+				    o->row_group_rows == 0 || o->row_group_rows > INT64_MAX)) {
+		snprintf(msg, msglen, "row_group_rows=%s: expected a positive number of rows",
+			 o->row_group_rows_s);
+		return false;
+	}
+	o->page_size = 1 << 20;
+	if (o->page_size_s && (!pfs_parse_size(o->page_size_s, &o->page_size) ||
+			       o->page_size == 0 || o->page_size > (1u << 30))) {
+		snprintf(msg, msglen, "page_size=%s: expected a size from 1 to 1G", o->page_size_s);
+		return false;
+	}
+	o->data_page_version = 1;
+	if (o->data_page_version_s) {
+		long v;
+		if (!parse_int(o->data_page_version_s, 1, 2, &v)) {
+			snprintf(msg, msglen, "data_page_version=%s: expected 1 or 2",
+				 o->data_page_version_s);
+			return false;
+		}
+		o->data_page_version = (int)v;
+	}
+	struct { const char *name, *val; bool *out; } flags[] = {
+		{"dictionary", o->dictionary_s, &o->dictionary},
+		{"page_index", o->page_index_s, &o->page_index},
+		{"crc", o->crc_s, &o->crc},
+	};
+	for (size_t i = 0; i < 3; i++) {
+		*flags[i].out = true;
+		if (flags[i].val && !parse_onoff(flags[i].val, flags[i].out)) {
+			snprintf(msg, msglen, "%s=%s: expected on or off", flags[i].name, flags[i].val);
+			return false;
+		}
+	}
+	if (o->bloom_filter && !list_ok(o->bloom_filter, false)) {
+		snprintf(msg, msglen, "bloom_filter=%s: expected COLUMN[;COLUMN...]", o->bloom_filter);
+		return false;
+	}
+	o->bloom_fpp = 0.01;
+	if (o->bloom_fpp_s) {
+		char *end;
+		errno = 0;
+		double v = strtod(o->bloom_fpp_s, &end);
+		if (errno || *end || !*o->bloom_fpp_s || !(v > 0.0 && v < 1.0)) {
+			snprintf(msg, msglen, "bloom_fpp=%s: expected a probability between 0 and 1 "
+				 "(exclusive)", o->bloom_fpp_s);
+			return false;
+		}
+		o->bloom_fpp = v;
+	}
+	return true;
+}
+
+static bool check_encryption(pfs_options *o, char *msg, size_t msglen)
+{
+	if (o->encrypt && !*o->encrypt) {
+		snprintf(msg, msglen, "encrypt=: expected a key id of the key_file");
+		return false;
+	}
+	if (o->encrypt_columns && !list_ok(o->encrypt_columns, true)) {
+		snprintf(msg, msglen, "encrypt_columns=%s: expected COLUMN:KEYID[;COLUMN:KEYID...]",
+			 o->encrypt_columns);
+		return false;
+	}
+	if (o->encryption_algorithm_s) {
+		if (!strcasecmp(o->encryption_algorithm_s, "gcm"))
+			o->encrypt_ctr = false;
+		else if (!strcasecmp(o->encryption_algorithm_s, "gcm-ctr"))
+			o->encrypt_ctr = true;
+		else {
+			snprintf(msg, msglen, "encryption_algorithm=%s: expected gcm or gcm-ctr",
+				 o->encryption_algorithm_s);
+			return false;
+		}
+	}
+	const char *needs = o->encrypt_columns ? "encrypt_columns"
+			    : o->plaintext_footer ? "plaintext_footer"
+			    : o->encryption_algorithm_s ? "encryption_algorithm"
+			    : o->aad_prefix ? "aad_prefix" : NULL;
+	if (needs && !o->encrypt) {
+		snprintf(msg, msglen, "%s needs encrypt=KEYID (the footer key)", needs);
+		return false;
+	}
+	if (o->encrypt && !o->key_file) {
+		snprintf(msg, msglen, "encrypt=%s needs key_file=PATH holding key %s",
+			 o->encrypt, o->encrypt);
+		return false;
+	}
+	return true;
+}
+
+bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen)
+{
+	if (o->bad_nonopt) {
+		snprintf(msg, msglen, "too many arguments (usage: parquetfs [options] SOURCE MOUNTPOINT)");
+		return false;
+	}
+	if (!check_source(o, msg, msglen))
+		return false;
+	o->cache_size = PFS_DEFAULT_CACHE_SIZE;
+	if (o->cache_size_s && !pfs_parse_size(o->cache_size_s, &o->cache_size)) {
+		snprintf(msg, msglen, "cache_size=%s: expected a size such as 256M or 1G",
+			 o->cache_size_s);
+		return false;
+	}
+	if (o->staging) {
+		const char *s = o->staging;
+		if (!*s || strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, "..") ||
+		    !strcmp(s, ".parquetfs")) {
+			snprintf(msg, msglen, "staging=%s: expected a plain folder name", s);
+			return false;
+		}
+	}
+	if (o->key_file && !check_key_file(o->key_file, msg, msglen))
+		return false;
+	return check_writer(o, msg, msglen) && check_encryption(o, msg, msglen);
+}

@@ -1,0 +1,14 @@
+/* Command line of the parquetfs daemon (fuse_opt based). */
+#ifndef PFS_SRC_OPTIONS_H
+#define PFS_SRC_OPTIONS_H
+
+#include <fuse_lowlevel.h>
+
+#include "pfs_options.h"
+
+/* Takes our -o options and SOURCE out of args (leaving FUSE's own options
+ * and MOUNTPOINT for fuse_parse_cmdline). -1 on a parse error. */
+int pfs_options_parse(struct fuse_args *args, pfs_options *o);
+void pfs_options_help(const char *prog);
+
+#endif
