@@ -28,9 +28,11 @@ pq_status pq_context(pq_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(prefix, sizeof prefix, fmt, ap);
 	va_end(ap);
-	char joined[PQ_ERROR_MSG_MAX];
+	/* Both parts may fill the message: the tail of a long one is cut. */
+	char joined[2 * PQ_ERROR_MSG_MAX + 2];
 	snprintf(joined, sizeof joined, "%s: %s", prefix, err->msg);
-	memcpy(err->msg, joined, sizeof joined);
+	memcpy(err->msg, joined, sizeof err->msg - 1);
+	err->msg[sizeof err->msg - 1] = '\0';
 	return err->status;
 }
 

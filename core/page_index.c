@@ -10,6 +10,7 @@
 
 #include "pq_assemble.h"
 #include "pq_bloom.h"
+#include "pq_metadata_codec.h"
 #include "pq_render.h"
 
 bool pq_chunk_has_column_index(const pq_file *f, uint32_t rg, uint32_t col)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "pq_codec.h"
+#include "pq_metadata_codec.h"
 #include "pq_render.h"
 
 static void put_bytes(pq_buf *out, pq_bytes b)

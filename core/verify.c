@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 typedef struct verifier {
 	const pq_file *f;
