@@ -1,0 +1,239 @@
+/* Text rendering: UTF-8 validation, U+FFFD replacement, the binary rule,
+ * hex, and the escaping of each output mode (CSV, JSON, values.txt). */
+#include "config.h"
+
+#include "pq_render.h"
+
+static const uint8_t replacement[3] = {0xEF, 0xBF, 0xBD}; /* U+FFFD */
+
+/* Length of the well-formed UTF-8 sequence at p (n >= 1 bytes, p[0] >=
+ * 0x80), or 0 with *bad set to the length of its maximal subpart: the
+ * longest prefix that could start a well-formed sequence, at least 1
+ * (Unicode 15, 3.9 "U+FFFD Substitution of Maximal Subparts"). Overlongs,
+ * surrogates and code points above U+10FFFF are rejected by the ranges of
+ * the second byte (Table 3-7). */
+static size_t utf8_seq(const uint8_t *p, size_t n, size_t *bad)
+{
+	uint8_t c = p[0], lo = 0x80, hi = 0xBF;
+	size_t need;
+	if (c >= 0xC2 && c <= 0xDF) {
+		need = 1;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		need = 2;
+		if (c == 0xE0)
+			lo = 0xA0; /* overlong */
+		else if (c == 0xED)
+			hi = 0x9F; /* surrogates */
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		need = 3;
+		if (c == 0xF0)
+			lo = 0x90; /* overlong */
+		else if (c == 0xF4)
+			hi = 0x8F; /* above U+10FFFF */
+	} else {
+		*bad = 1;
+		return 0;
+	}
+	for (size_t i = 1; i <= need; i++) {
+		if (i >= n || p[i] < lo || p[i] > hi) {
+			*bad = i;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	return need + 1;
+}
+
+size_t pq_utf8_first_invalid(const uint8_t *p, size_t n)
+{
+	size_t i = 0, bad;
+	while (i < n) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t len = utf8_seq(p + i, n - i, &bad);
+		if (!len)
+			return i;
+		i += len;
+	}
+	return n;
+}
+
+/* ASCII bytes that the binary rule does not accept as text. */
+static bool forbidden_control(uint8_t c)
+{
+	return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F;
+}
+
+bool pq_binary_is_text(const uint8_t *p, size_t n)
+{
+	size_t i = 0, bad;
+	while (i < n) {
+		uint8_t c = p[i];
+		if (c < 0x80) {
+			if (forbidden_control(c))
+				return false;
+			i++;
+			continue;
+		}
+		size_t len = utf8_seq(p + i, n - i, &bad);
+		if (!len)
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+/* Which ASCII bytes need an escape, per mode (1 = escape). CSV doubles
+ * `"` (only ever inside a quoted field: a field holding `"` is quoted). */
+#define CTL8(a) 1, 1, 1, 1, 1, 1, 1, 1
+static const uint8_t esc_values[128] = {['\\'] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+static const uint8_t esc_csv[128] = {['"'] = 1};
+static const uint8_t esc_json[128] = {CTL8(0), CTL8(1), CTL8(2), CTL8(3),
+				      ['"'] = 1, ['\\'] = 1};
+static const uint8_t esc_none[128] = {0};
+
+static void put_escape(pq_render_mode mode, uint8_t c, pq_buf *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (mode == PQ_MODE_CSV) {
+		pq_buf_append(out, "\"\"", 2);
+		return;
+	}
+	char e;
+	switch (c) {
+	case '\\': e = '\\'; break;
+	case '"': e = '"'; break;
+	case '\n': e = 'n'; break;
+	case '\r': e = 'r'; break;
+	case '\t': e = 't'; break;
+	case '\b': e = 'b'; break;
+	case '\f': e = 'f'; break;
+	default: {
+		char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+		pq_buf_append(out, u, 6);
+		return;
+	}
+	}
+	char s[2] = {'\\', e};
+	pq_buf_append(out, s, 2);
+}
+
+/* Copies runs of text that need nothing, escaping per table and replacing
+ * invalid UTF-8; one pass. */
+static void emit(const uint8_t *p, size_t n, pq_render_mode mode, const uint8_t *esc,
+		 pq_buf *out)
+{
+	size_t i = 0, run = 0, bad;
+	while (i < n) {
+		uint8_t c = p[i];
+		if (c < 0x80) {
+			if (!esc[c]) {
+				i++;
+				continue;
+			}
+			pq_buf_append(out, p + run, i - run);
+			put_escape(mode, c, out);
+			run = ++i;
+			continue;
+		}
+		size_t len = utf8_seq(p + i, n - i, &bad);
+		if (len) {
+			i += len;
+			continue;
+		}
+		pq_buf_append(out, p + run, i - run);
+		pq_buf_append(out, replacement, sizeof replacement);
+		i += bad;
+		run = i;
+	}
+	pq_buf_append(out, p + run, n - run);
+}
+
+static bool csv_needs_quotes(const uint8_t *p, size_t n)
+{
+	if (n == 0)
+		return true; /* the empty string, as opposed to NULL */
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = p[i];
+		if (c == ',' || c == '"' || c == '\n' || c == '\r')
+			return true;
+	}
+	return false;
+}
+
+void pq_render_text(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *out)
+{
+	if (n == 0) { /* p may be NULL */
+		if (mode == PQ_MODE_CSV || mode == PQ_MODE_JSON)
+			pq_buf_append(out, "\"\"", 2);
+		return;
+	}
+	switch (mode) {
+	case PQ_MODE_TEXT:
+		emit(p, n, mode, esc_none, out);
+		return;
+	case PQ_MODE_VALUES:
+		emit(p, n, mode, esc_values, out);
+		return;
+	case PQ_MODE_CSV:
+		if (!csv_needs_quotes(p, n)) {
+			emit(p, n, mode, esc_none, out);
+			return;
+		}
+		pq_buf_putc(out, '"');
+		emit(p, n, mode, esc_csv, out);
+		pq_buf_putc(out, '"');
+		return;
+	case PQ_MODE_JSON:
+		pq_buf_putc(out, '"');
+		emit(p, n, mode, esc_json, out);
+		pq_buf_putc(out, '"');
+		return;
+	}
+}
+
+void pq_render_json_string(const uint8_t *p, size_t n, pq_buf *out)
+{
+	pq_render_text(p, n, PQ_MODE_JSON, out);
+}
+
+void pq_render_csv_field(const uint8_t *p, size_t n, pq_buf *out)
+{
+	pq_render_text(p, n, PQ_MODE_CSV, out);
+}
+
+void pq_render_values_escape(const uint8_t *p, size_t n, pq_buf *out)
+{
+	pq_render_text(p, n, PQ_MODE_VALUES, out);
+}
+
+void pq_render_hex(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	bool quote = mode == PQ_MODE_JSON;
+	if (n > (SIZE_MAX - 4) / 2 || !pq_buf_grow(out, 2 * n + 4))
+		return;
+	uint8_t *o = out->p + out->len;
+	if (quote)
+		*o++ = '"';
+	*o++ = '0';
+	*o++ = 'x';
+	for (size_t i = 0; i < n; i++) {
+		*o++ = (uint8_t)hex[p[i] >> 4];
+		*o++ = (uint8_t)hex[p[i] & 15];
+	}
+	if (quote)
+		*o++ = '"';
+	out->len = (size_t)(o - out->p);
+}
+
+void pq_render_binary(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *out)
+{
+	if (pq_binary_is_text(p, n))
+		pq_render_text(p, n, mode, out);
+	else
+		pq_render_hex(p, n, mode, out);
+}
