@@ -30,9 +30,6 @@ struct pq_file {
 /* Reads a column's decoded chunk metadata or fails with a message. */
 pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col,
 				     const pq_column_meta_data **out, pq_error *err);
-/* Turns BYTE_ARRAY views into a FIXED_LEN_BYTE_ARRAY array of width w
- * (DELTA_BYTE_ARRAY on FLBA columns); every value must have length w. */
-pq_status pq_values_to_fixed(pq_values *v, int32_t w, pq_arena *arena, pq_error *err);
 /* "row group 1, column a.b" for messages. */
 void pq_file_where(const pq_file *f, uint32_t rg, uint32_t col, char *buf, size_t len);
 

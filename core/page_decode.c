@@ -191,37 +191,15 @@ static pq_status decode_values(const pq_leaf *leaf, int32_t enc, const uint8_t *
 		st = pq_decode_plain(leaf->physical, leaf->type_length, p, len, n, out, &used, arena, err);
 		break;
 	case PQ_ENC_PLAIN_DICTIONARY:
-	case PQ_ENC_RLE_DICTIONARY: {
+	case PQ_ENC_RLE_DICTIONARY:
 		PQ_CHECK(dict, err, PQ_ECORRUPT, "%s: dictionary-encoded page but the chunk has no dictionary page", where);
-		if (n == 0) {
-			st = pq_dict_gather(&dict->values, NULL, 0, out, arena, err);
-			break;
-		}
-		PQ_CHECK(len >= 1, err, PQ_ECORRUPT, "%s: dictionary indices: empty data", where);
-		int bw = p[0];
-		PQ_CHECK(bw <= 32, err, PQ_ECORRUPT, "%s: dictionary index bit width %d exceeds 32", where, bw);
-		uint32_t *idx = pq_arena_calloc(arena, n, sizeof *idx);
-		PQ_CHECK(idx, err, PQ_ENOMEM, "%s: no memory for %zu indices", where, n);
-		st = pq_rle_decode_u32(p + 1, len - 1, bw, idx, n, &used, err);
-		if (st == PQ_OK)
-			st = pq_dict_gather(&dict->values, idx, n, out, arena, err);
+		st = pq_decode_rle_dictionary(&dict->values, p, len, n, out, &used, arena, err);
 		break;
-	}
-	case PQ_ENC_RLE: {
+	case PQ_ENC_RLE:
 		PQ_CHECK(leaf->physical == PQ_BOOLEAN, err, PQ_EUNSUPPORTED,
 			 "%s: RLE value encoding on a non-BOOLEAN column", where);
-		PQ_CHECK(len >= 4, err, PQ_ECORRUPT, "%s: RLE booleans: missing length", where);
-		uint32_t ll = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-		PQ_CHECK(ll <= len - 4, err, PQ_ECORRUPT, "%s: RLE booleans: length %u exceeds the page", where, ll);
-		uint32_t *tmp = pq_arena_calloc(arena, n ? n : 1, sizeof *tmp);
-		out->v.b = pq_arena_alloc(arena, n ? n : 1);
-		PQ_CHECK(tmp && out->v.b, err, PQ_ENOMEM, "%s: no memory for %zu booleans", where, n);
-		st = pq_rle_decode_u32(p + 4, ll, 1, tmp, n, &used, err);
-		for (size_t i = 0; st == PQ_OK && i < n; i++)
-			out->v.b[i] = (uint8_t)(tmp[i] != 0);
-		out->n = n;
+		st = pq_decode_rle_bool(p, len, n, out, &used, arena, err);
 		break;
-	}
 	case PQ_ENC_DELTA_BINARY_PACKED:
 		PQ_CHECK(leaf->physical == PQ_INT32 || leaf->physical == PQ_INT64, err, PQ_ECORRUPT,
 			 "%s: DELTA_BINARY_PACKED on a non-integer column", where);
@@ -235,9 +213,9 @@ static pq_status decode_values(const pq_leaf *leaf, int32_t enc, const uint8_t *
 	case PQ_ENC_DELTA_BYTE_ARRAY:
 		PQ_CHECK(leaf->physical == PQ_BYTE_ARRAY || leaf->physical == PQ_FIXED_LEN_BYTE_ARRAY,
 			 err, PQ_ECORRUPT, "%s: DELTA_BYTE_ARRAY on a non-binary column", where);
-		st = pq_decode_delta_byte_array(p, len, n, out, &used, arena, err);
-		if (st == PQ_OK && leaf->physical == PQ_FIXED_LEN_BYTE_ARRAY)
-			st = pq_values_to_fixed(out, leaf->type_length, arena, err);
+		st = leaf->physical == PQ_FIXED_LEN_BYTE_ARRAY
+			     ? pq_decode_delta_byte_array_fixed(leaf->type_length, p, len, n, out, &used, arena, err)
+			     : pq_decode_delta_byte_array(p, len, n, out, &used, arena, err);
 		break;
 	case PQ_ENC_BYTE_STREAM_SPLIT:
 		st = pq_decode_byte_stream_split(leaf->physical, leaf->type_length, p, len, n, out, arena, err);

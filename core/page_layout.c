@@ -37,15 +37,16 @@ static pq_status window_load(window *w, uint64_t off, size_t want, pq_error *err
 	return PQ_OK;
 }
 
-/* Decodes the page header at off, growing the window until it fits. */
+/* Decodes the page header at off. The window holds 1 MiB so that runs of
+ * small pages cost one pread; a header that does not fit (huge statistics)
+ * is retried from its own offset with a window eight times larger. */
 static pq_status read_header(window *w, uint64_t off, pq_page_header *h, uint32_t *hlen,
 			     pq_arena *arena, pq_error *err)
 {
-	size_t want = 64 * 1024;
+	size_t want = 1u << 20;
+	if (off < w->start || off >= w->start + w->len)
+		PQ_TRY(window_load(w, off, want, err));
 	for (;;) {
-		if (off < w->start || off >= w->start + w->len ||
-		    (w->start + w->len - off < want && w->start + w->len < w->f->size))
-			PQ_TRY(window_load(w, off, want > w->cap ? want : w->cap, err));
 		size_t avail = (size_t)(w->start + w->len - off);
 		size_t used = 0;
 		memset(h, 0, sizeof *h);
@@ -57,12 +58,12 @@ static pq_status read_header(window *w, uint64_t off, pq_page_header *h, uint32_
 			*hlen = (uint32_t)used;
 			return PQ_OK;
 		}
-		/* A truncated decode may just need more bytes. */
-		if (off + avail >= w->f->size || want >= PQ_MAX_PAGE_HEADER_BYTES) {
+		/* A decode cut short by the window's end may just need more bytes. */
+		if (w->start + w->len >= w->f->size || want >= PQ_MAX_PAGE_HEADER_BYTES) {
 			*err = e2;
 			return st;
 		}
-		want *= 8;
+		want = (avail > want ? avail : want) * 8;
 		PQ_TRY(window_load(w, off, want, err));
 	}
 }

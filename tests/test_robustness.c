@@ -1,0 +1,212 @@
+/* Hostile input: every file in bad_data/, and every conformance file cut
+ * at 50 offsets and with 200 random single-byte flips, is opened and every
+ * view rendered. Each must give an error or output; never a crash, hang or
+ * leak (the suite also runs under ASan+UBSan). */
+#include "config.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pq_dump.h"
+
+#define DATA_DIR TESTDATA_DIR "/parquet-testing/data"
+#define BAD_DIR TESTDATA_DIR "/parquet-testing/bad_data"
+
+static char **files;
+static int nfiles;
+static char tmp_path[] = "/tmp/pq-robust-XXXXXX";
+static int tmp_fd = -1;
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	uint8_t *p = malloc((size_t)st.st_size + 1);
+	ssize_t n = p ? read(fd, p, (size_t)st.st_size) : -1;
+	close(fd);
+	if (n != st.st_size) {
+		free(p);
+		return NULL;
+	}
+	*len = (size_t)n;
+	return p;
+}
+
+/* Renders every view of the file; errors are fine, crashes are not. */
+static void exercise_fd(int fd, uint64_t size)
+{
+	pq_error err;
+	pq_error_clear(&err);
+	pq_file *f = NULL;
+	if (pq_file_open(fd, size, "robust", NULL, &f, &err) != PQ_OK) {
+		ck_assert(err.msg[0] != '\0');
+		return;
+	}
+	pq_buf out = PQ_BUF_INIT;
+	pq_text_schema(f, &out);
+	pq_text_file_metadata(f, &out);
+	pq_json_file_metadata(f, &out);
+	pq_text_verify(f, &out);
+	out.len = 0;
+	(void)pq_dump_rows(f, PQ_ALL, PQ_FMT_CSV, &out, &err);
+	out.len = 0;
+	(void)pq_dump_rows(f, PQ_ALL, PQ_FMT_JSONL, &out, &err);
+	for (uint32_t r = 0; r < pq_file_num_row_groups(f); r++) {
+		pq_text_row_group_metadata(f, r, &out);
+		pq_json_row_group_metadata(f, r, &out);
+		for (uint32_t c = 0; c < pq_file_num_columns(f); c++) {
+			out.len = 0;
+			pq_text_chunk_metadata(f, r, c, &out);
+			pq_json_chunk_metadata(f, r, c, &out);
+			(void)pq_text_column_index(f, r, c, &out, &err);
+			(void)pq_text_offset_index(f, r, c, &out, &err);
+			(void)pq_text_bloom_filter(f, r, c, &out, &err);
+			(void)pq_dump_column(f, r, c, false, &out, &err);
+			(void)pq_dump_column(f, r, c, true, &out, &err);
+			pq_chunk_layout *l;
+			if (pq_chunk_layout_load(f, r, c, &l, &err) != PQ_OK)
+				continue;
+			for (uint32_t p = 0; p < l->num_pages && p < 8; p++) {
+				(void)pq_text_page_header(f, l, &l->pages[p], &out, &err);
+				(void)pq_json_page_header(f, l, &l->pages[p], &out, &err);
+				uint8_t *body;
+				size_t blen;
+				if (pq_page_body(f, l, &l->pages[p], &body, &blen, &err) == PQ_OK)
+					free(body);
+			}
+			pq_chunk_layout_free(l);
+		}
+	}
+	pq_buf_free(&out);
+	pq_file_free(f);
+}
+
+static void exercise_bytes(const uint8_t *p, size_t n)
+{
+	ck_assert(ftruncate(tmp_fd, 0) == 0);
+	ck_assert(pwrite(tmp_fd, p, n, 0) == (ssize_t)n);
+	exercise_fd(tmp_fd, n);
+}
+
+START_TEST(test_bad_data)
+{
+	DIR *d = opendir(BAD_DIR);
+	ck_assert(d);
+	struct dirent *e;
+	int seen = 0;
+	while ((e = readdir(d))) {
+		if (!strstr(e->d_name, ".parquet"))
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", BAD_DIR, e->d_name);
+		size_t n;
+		uint8_t *p = slurp(path, &n);
+		ck_assert_msg(p, "cannot read %s", path);
+		exercise_bytes(p, n);
+		free(p);
+		seen++;
+	}
+	closedir(d);
+	ck_assert_int_gt(seen, 0);
+}
+END_TEST
+
+/* xorshift: reproducible "random" flips per file. */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+START_TEST(test_truncations_and_flips)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", DATA_DIR, files[_i]);
+	size_t n;
+	uint8_t *orig = slurp(path, &n);
+	ck_assert_msg(orig, "cannot read %s", path);
+	uint8_t *p = malloc(n ? n : 1);
+	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)_i;
+	/* 50 cuts: the end region (footer) densely, the rest spread out. */
+	for (int k = 0; k < 50 && n > 0; k++) {
+		size_t cut = k < 25 ? n - 1 - (size_t)k * (n > 200 ? 7 : 1) % n
+				    : (size_t)(next_rand(&seed) % n);
+		exercise_bytes(orig, cut);
+	}
+	const char *full = getenv("PQ_ROBUST_FLIPS");
+	int flips = full ? atoi(full) : 200;
+	for (int k = 0; k < flips && n > 0; k++) {
+		memcpy(p, orig, n);
+		size_t at = (size_t)(next_rand(&seed) % n);
+		/* Half the flips hit the footer, where one byte changes the most. */
+		if (k % 2 && n > 64)
+			at = n - 1 - (size_t)(next_rand(&seed) % (n / 8 > 64 ? n / 8 : 64));
+		p[at] ^= (uint8_t)(1u + next_rand(&seed) % 255u);
+		exercise_bytes(p, n);
+	}
+	free(p);
+	free(orig);
+}
+END_TEST
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(void)
+{
+	struct stat st;
+	if (stat(DATA_DIR, &st) != 0 || stat(BAD_DIR, &st) != 0) {
+		printf("SKIP: test data not found at %s (../shared/testdata beside the checkout)\n",
+		       TESTDATA_DIR);
+		return 77;
+	}
+	DIR *d = opendir(DATA_DIR);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l < 8 || strcmp(e->d_name + l - 8, ".parquet") != 0)
+			continue;
+		files = realloc(files, sizeof *files * (size_t)(nfiles + 1));
+		files[nfiles++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
+	tmp_fd = mkstemp(tmp_path);
+	if (tmp_fd < 0) {
+		perror("mkstemp");
+		return 1;
+	}
+	unlink(tmp_path);
+	Suite *s = suite_create("robustness");
+	TCase *tc = tcase_create("hostile");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_bad_data);
+	tcase_add_loop_test(tc, test_truncations_and_flips, 0, nfiles);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	/* One process: the shared temp file and speed; ASan still aborts on a bug. */
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	for (int i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	close(tmp_fd);
+	return failed ? 1 : 0;
+}
