@@ -154,22 +154,23 @@ void pq_file_where(const pq_file *f, uint32_t rg, uint32_t col, char *buf, size_
 pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col,
 				     const pq_column_meta_data **out, pq_error *err)
 {
+	const pq_column_chunk *c = pq_file_chunk(f, rg, col);
+	if (c && c->has_meta_data && !c->has_file_path) {
+		*out = &c->meta_data; /* the common case formats no message */
+		return PQ_OK;
+	}
 	char where[256];
 	pq_file_where(f, rg, col, where, sizeof where);
-	const pq_column_chunk *c = pq_file_chunk(f, rg, col);
 	PQ_CHECK(c, err, PQ_EINVAL, "%s: no such column chunk", where);
 	if (!c->has_meta_data) {
 		if (c->has_encrypted_column_metadata || c->has_crypto_metadata)
 			return pq_fail(err, PQ_EKEY, "%s: column metadata is encrypted and no key is available", where);
 		return pq_fail(err, PQ_ECORRUPT, "%s: column chunk has no metadata", where);
 	}
-	if (c->has_file_path)
-		return pq_fail(err, PQ_EUNSUPPORTED,
-			       "%s: column data lives in another file (file_path '%.*s')",
-			       where, (int)(c->file_path.n > 200 ? 200 : c->file_path.n),
-			       (const char *)c->file_path.p);
-	*out = &c->meta_data;
-	return PQ_OK;
+	return pq_fail(err, PQ_EUNSUPPORTED,
+		       "%s: column data lives in another file (file_path '%.*s')", where,
+		       (int)(c->file_path.n > 200 ? 200 : c->file_path.n),
+		       (const char *)c->file_path.p);
 }
 
 pq_status pq_chunk_range(const pq_file *f, uint32_t rg, uint32_t col,

@@ -24,16 +24,43 @@ static pq_status window_load(window *w, uint64_t off, size_t want, pq_error *err
 	if (off >= w->f->size)
 		return pq_fail(err, PQ_ECORRUPT, "offset %llu is past the end of the file",
 			       (unsigned long long)off);
-	if (want > w->cap) {
-		uint8_t *p = realloc(w->buf, want);
-		PQ_CHECK(p, err, PQ_ENOMEM, "no memory for a %zu-byte read", want);
-		w->buf = p;
-		w->cap = want;
-	}
 	size_t n = w->f->size - off < want ? (size_t)(w->f->size - off) : want;
+	if (n > w->cap) {
+		uint8_t *p = realloc(w->buf, n);
+		PQ_CHECK(p, err, PQ_ENOMEM, "no memory for a %zu-byte read", n);
+		w->buf = p;
+		w->cap = n;
+	}
 	PQ_TRY(pq_file_pread(w->f, w->buf, n, off, err));
 	w->start = off;
 	w->len = n;
+	return PQ_OK;
+}
+
+static void relocate(pq_bytes *b, const uint8_t *from, const uint8_t *to, size_t n)
+{
+	if (b->p >= from && b->p + b->n <= from + n)
+		b->p = to + (b->p - from);
+}
+
+static void relocate_stats(pq_statistics *s, const uint8_t *from, const uint8_t *to, size_t n)
+{
+	relocate(&s->min, from, to, n);
+	relocate(&s->max, from, to, n);
+	relocate(&s->min_value, from, to, n);
+	relocate(&s->max_value, from, to, n);
+}
+
+/* A decoded header points into the read window, which the next read
+ * reuses: its bytes move to the layout's arena (statistics are the only
+ * binary fields of a PageHeader). */
+static pq_status keep_header_bytes(pq_page_header *h, const uint8_t *raw, size_t n,
+				   pq_arena *arena, pq_error *err)
+{
+	uint8_t *copy = pq_arena_memdup(arena, raw, n);
+	PQ_CHECK(copy, err, PQ_ENOMEM, "no memory for a %zu-byte page header", n);
+	relocate_stats(&h->data_page_header.statistics, raw, copy, n);
+	relocate_stats(&h->data_page_header_v2.statistics, raw, copy, n);
 	return PQ_OK;
 }
 
@@ -56,7 +83,7 @@ static pq_status read_header(window *w, uint64_t off, pq_page_header *h, uint32_
 						h, &used, arena, &e2);
 		if (st == PQ_OK) {
 			*hlen = (uint32_t)used;
-			return PQ_OK;
+			return keep_header_bytes(h, w->buf + (off - w->start), used, arena, err);
 		}
 		/* A decode cut short by the window's end may just need more bytes. */
 		if (w->start + w->len >= w->f->size || want >= PQ_MAX_PAGE_HEADER_BYTES) {

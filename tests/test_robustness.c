@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pq_dump.h"
@@ -43,9 +44,12 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return p;
 }
 
-/* Renders every view of the file; errors are fine, crashes are not. */
+/* Renders every view of the file; errors are fine, crashes are not.
+ * Files with many pages skip the views that decode the same pages again
+ * the same way (JSONL, levels), which keeps the sanitizer run short. */
 static void exercise_fd(int fd, uint64_t size)
 {
+	bool full = size < 256 * 1024;
 	pq_error err;
 	pq_error_clear(&err);
 	pq_file *f = NULL;
@@ -61,7 +65,8 @@ static void exercise_fd(int fd, uint64_t size)
 	out.len = 0;
 	(void)pq_dump_rows(f, PQ_ALL, PQ_FMT_CSV, &out, &err);
 	out.len = 0;
-	(void)pq_dump_rows(f, PQ_ALL, PQ_FMT_JSONL, &out, &err);
+	if (full)
+		(void)pq_dump_rows(f, PQ_ALL, PQ_FMT_JSONL, &out, &err);
 	for (uint32_t r = 0; r < pq_file_num_row_groups(f); r++) {
 		pq_text_row_group_metadata(f, r, &out);
 		pq_json_row_group_metadata(f, r, &out);
@@ -73,7 +78,8 @@ static void exercise_fd(int fd, uint64_t size)
 			(void)pq_text_offset_index(f, r, c, &out, &err);
 			(void)pq_text_bloom_filter(f, r, c, &out, &err);
 			(void)pq_dump_column(f, r, c, false, &out, &err);
-			(void)pq_dump_column(f, r, c, true, &out, &err);
+			if (full)
+				(void)pq_dump_column(f, r, c, true, &out, &err);
 			pq_chunk_layout *l;
 			if (pq_chunk_layout_load(f, r, c, &l, &err) != PQ_OK)
 				continue;
@@ -136,6 +142,7 @@ START_TEST(test_truncations_and_flips)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", DATA_DIR, files[_i]);
 	size_t n;
+	clock_t t0 = clock();
 	uint8_t *orig = slurp(path, &n);
 	ck_assert_msg(orig, "cannot read %s", path);
 	uint8_t *p = malloc(n ? n : 1);
@@ -159,6 +166,8 @@ START_TEST(test_truncations_and_flips)
 	}
 	free(p);
 	free(orig);
+	if (getenv("PQ_ROBUST_TIMES"))
+		fprintf(stderr, "%s: %.2f s\n", files[_i], (double)(clock() - t0) / CLOCKS_PER_SEC);
 }
 END_TEST
 
