@@ -12,6 +12,7 @@
 #include "pfs_internal.h"
 
 struct pfs_cobj {
+	pfs_cache *owner;
 	pfs_key key;
 	void *obj;
 	size_t bytes;
@@ -177,6 +178,7 @@ pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
 			free_fn(obj);
 		return NULL;
 	}
+	e->owner = c;
 	e->key = *k;
 	e->obj = obj;
 	e->bytes = bytes + sizeof *e;
@@ -208,6 +210,7 @@ void pfs_cache_release(pfs_cache *c, pfs_cobj *e)
 {
 	if (!e)
 		return;
+	c = e->owner; /* the pool the entry came from */
 	pthread_mutex_lock(&c->lock);
 	bool last = --e->refs == 0;
 	pthread_mutex_unlock(&c->lock);

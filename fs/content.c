@@ -51,7 +51,7 @@ static int cache_text(pfs_fs *fs, const pfs_key *k, pq_buf *b, pfs_cobj **out)
 		return -ENOMEM;
 	}
 	t->p = pq_buf_take(b, &t->len);
-	*out = pfs_cache_put(fs->cache, k, t, t->len, text_free);
+	*out = pfs_cache_put(pfs_cache_for(fs, (pfs_kind)k->kind), k, t, t->len, text_free);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -59,7 +59,7 @@ int pfs_layout_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pfs_cobj *
 		   pq_error *err)
 {
 	pfs_key k = pfs_key_make(pf->gen, PFS_C_LAYOUT, rg, col, 0);
-	if ((*out = pfs_cache_get(fs->cache, &k)))
+	if ((*out = pfs_cache_get(fs->meta, &k)))
 		return 0;
 	if (!pf->f)
 		return -EIO;
@@ -67,7 +67,7 @@ int pfs_layout_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pfs_cobj *
 	pq_status st = pq_chunk_layout_load(pf->f, rg, col, &l, err);
 	if (st != PQ_OK)
 		return -pfs_status_to_errno(st);
-	*out = pfs_cache_put(fs->cache, &k, l, l->arena.used + sizeof *l, layout_free);
+	*out = pfs_cache_put(fs->meta, &k, l, pfs_arena_bytes(&l->arena) + sizeof *l, layout_free);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -78,18 +78,19 @@ const pq_page_info *pfs_layout_page(const pq_chunk_layout *l, uint32_t page)
 	return page < l->num_pages ? &l->pages[page] : NULL;
 }
 
-/* A decoded page (held cache entry). */
-static int page_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t page,
-		    pfs_cobj **out, pq_error *err)
+/* A decoded page (held cache entry). lo: the chunk's layout when the
+ * caller holds it (loops over pages), else NULL. */
+static int page_get(pfs_fs *fs, pfs_pf *pf, pfs_cobj *lo, uint32_t rg, uint32_t col,
+		    uint32_t page, pfs_cobj **out, pq_error *err)
 {
 	pfs_key k = pfs_key_make(pf->gen, PFS_C_PAGE_DATA, rg, col, page);
 	if ((*out = pfs_cache_get(fs->cache, &k)))
 		return 0;
-	pfs_cobj *lo;
-	int rc = pfs_layout_get(fs, pf, rg, col, &lo, err);
-	if (rc)
+	pfs_cobj *own = NULL;
+	int rc = 0;
+	if (!lo && (rc = pfs_layout_get(fs, pf, rg, col, &own, err)))
 		return rc;
-	const pq_chunk_layout *l = pfs_cobj_obj(lo);
+	const pq_chunk_layout *l = pfs_cobj_obj(lo ? lo : own);
 	const pq_page_info *pi = pfs_layout_page(l, page);
 	pfs_cobj *dict = NULL;
 	if (!pi) {
@@ -98,7 +99,7 @@ static int page_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t 
 	}
 	if (page != PFS_DICT && l->dict) {
 		pq_error derr;
-		if (page_get(fs, pf, rg, col, PFS_DICT, &dict, &derr))
+		if (page_get(fs, pf, lo ? lo : own, rg, col, PFS_DICT, &dict, &derr))
 			dict = NULL; /* dictionary-encoded pages then fail with their own message */
 	}
 	pq_page_data *pd;
@@ -107,11 +108,12 @@ static int page_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t 
 		rc = -pfs_status_to_errno(st);
 		goto out;
 	}
-	*out = pfs_cache_put(fs->cache, &k, pd, pd->arena.used + sizeof *pd, page_free);
+	*out = pfs_cache_put(fs->cache, &k, pd, pfs_arena_bytes(&pd->arena) + sizeof *pd,
+			     page_free);
 	rc = *out ? 0 : -ENOMEM;
 out:
 	pfs_cache_release(fs->cache, dict);
-	pfs_cache_release(fs->cache, lo);
+	pfs_cache_release(fs->cache, own);
 	return rc;
 }
 
@@ -132,16 +134,15 @@ static void chunk_check(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pq_bu
 		return;
 	}
 	const pq_chunk_layout *l = pfs_cobj_obj(lo);
-	uint32_t n = l->num_pages;
-	pfs_cache_release(fs->cache, lo);
-	for (uint32_t p = 0; p < n; p++) {
+	for (uint32_t p = 0; p < l->num_pages; p++) {
 		pfs_cobj *pd;
-		if (page_get(fs, pf, rg, col, p, &pd, &err)) {
+		if (page_get(fs, pf, lo, rg, col, p, &pd, &err)) {
 			pq_buf_printf(msg, "%s\n", err.msg);
-			return;
+			break;
 		}
 		pfs_cache_release(fs->cache, pd);
 	}
+	pfs_cache_release(fs->cache, lo);
 }
 
 static void page_check(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t page,
@@ -149,7 +150,7 @@ static void page_check(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32
 {
 	pq_error err = {0};
 	pfs_cobj *pd;
-	if (page_get(fs, pf, rg, col, page, &pd, &err))
+	if (page_get(fs, pf, NULL, rg, col, page, &pd, &err))
 		pq_buf_printf(msg, "%s\n", err.msg);
 	else
 		pfs_cache_release(fs->cache, pd);
@@ -192,11 +193,12 @@ bool pfs_page_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t 
 
 /* ---- whole texts ------------------------------------------------------------------ */
 
-static int render_page(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pq_buf *out, pq_error *err)
+static int render_page(pfs_fs *fs, pfs_pf *pf, pfs_cobj *held, const pfs_key *k, pq_buf *out,
+		       pq_error *err)
 {
 	if (k->kind == PFS_K_PAGE_VALUES || k->kind == PFS_K_PAGE_LEVELS) {
 		pfs_cobj *pd;
-		int rc = page_get(fs, pf, k->rg, k->col, k->page, &pd, err);
+		int rc = page_get(fs, pf, held, k->rg, k->col, k->page, &pd, err);
 		if (rc)
 			return rc;
 		if (k->kind == PFS_K_PAGE_VALUES)
@@ -206,8 +208,8 @@ static int render_page(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pq_buf *out, pq
 		pfs_cache_release(fs->cache, pd);
 		return 0;
 	}
-	pfs_cobj *lo;
-	int rc = pfs_layout_get(fs, pf, k->rg, k->col, &lo, err);
+	pfs_cobj *lo = held;
+	int rc = held ? 0 : pfs_layout_get(fs, pf, k->rg, k->col, &lo, err);
 	if (rc)
 		return rc;
 	const pq_chunk_layout *l = pfs_cobj_obj(lo);
@@ -229,11 +231,13 @@ static int render_page(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pq_buf *out, pq
 			out->len = out->cap = len;
 		}
 	}
-	pfs_cache_release(fs->cache, lo);
+	if (!held)
+		pfs_cache_release(fs->cache, lo);
 	return st == PQ_OK ? 0 : -pfs_status_to_errno(st);
 }
 
-static int render(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pq_buf *out, pq_error *err)
+static int render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *held, const pfs_key *k, pq_buf *out,
+		  pq_error *err)
 {
 	const pq_file *f = pf->f;
 	pq_status st = PQ_OK;
@@ -264,20 +268,20 @@ static int render(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pq_buf *out, pq_erro
 	case PFS_K_PAGE_DATA:
 	case PFS_K_PAGE_VALUES:
 	case PFS_K_PAGE_LEVELS:
-		return render_page(fs, pf, k, out, err);
+		return render_page(fs, pf, held, k, out, err);
 	default:
 		return -EINVAL;
 	}
 	return st == PQ_OK ? 0 : -pfs_status_to_errno(st);
 }
 
-int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out)
+int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pfs_cobj **out)
 {
-	if ((*out = pfs_cache_get(fs->cache, k)))
+	if ((*out = pfs_cache_get(pfs_cache_for(fs, (pfs_kind)k->kind), k)))
 		return 0;
 	pq_buf b = PQ_BUF_INIT;
 	pq_error err = {0};
-	int rc = render(fs, pf, k, &b, &err);
+	int rc = render(fs, pf, layout, k, &b, &err);
 	if (rc) {
 		pq_buf_free(&b);
 		if (err.msg[0])
@@ -285,6 +289,11 @@ int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out)
 		return rc;
 	}
 	return cache_text(fs, k, &b, out);
+}
+
+int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out)
+{
+	return pfs_page_text(fs, pf, NULL, k, out);
 }
 
 int pfs_content_range(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, uint64_t *off, uint64_t *len)
@@ -330,8 +339,9 @@ void pfs_node_set_size(pfs_fs *fs, pfs_node *n, uint64_t size)
 		pfs_notify_inode(fs->notify, n->ino);
 }
 
-/* Size of a whole-text entry: render it (once; the text stays cached). */
-static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n, uint64_t *size)
+/* Size of a whole-text entry: render it (once; the text stays cached).
+ * layout: the chunk's, when the caller holds it. */
+static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, pfs_node *n, uint64_t *size)
 {
 	uint64_t sz = atomic_load(&n->size);
 	if (sz != PFS_SIZE_UNKNOWN) {
@@ -339,7 +349,7 @@ static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n, uint64_t *size)
 		return 0;
 	}
 	pfs_cobj *t;
-	int rc = pfs_content_text(fs, pf, &n->key, &t);
+	int rc = pfs_page_text(fs, pf, layout, &n->key, &t);
 	if (rc)
 		return rc;
 	*size = ((const pfs_text *)pfs_cobj_obj(t))->len;
@@ -366,19 +376,18 @@ int pfs_chunk_text_size(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint
 	if (rc)
 		return rc;
 	uint32_t np = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->num_pages;
-	pfs_cache_release(fs->cache, lo);
 	pfs_kind pk = kind == PFS_K_CHUNK_VALUES ? PFS_K_PAGE_VALUES : PFS_K_PAGE_LEVELS;
 	sz = 0;
-	for (uint32_t p = 0; p < np; p++) {
+	for (uint32_t p = 0; p < np && rc == 0; p++) {
 		pfs_key pkey = pfs_key_make(pf->gen, pk, rg, col, p);
 		pfs_node *pn = pfs_inode_get(fs->inodes, &pkey, pf->src);
-		uint64_t psz;
-		if (!pn)
-			return -ENOMEM;
-		if ((rc = text_size(fs, pf, pn, &psz)))
-			return rc;
+		uint64_t psz = 0;
+		rc = pn ? text_size(fs, pf, lo, pn, &psz) : -ENOMEM;
 		sz += psz;
 	}
+	pfs_cache_release(fs->cache, lo);
+	if (rc)
+		return rc;
 	atomic_store(&n->size, sz);
 	*size = sz;
 	return 0;
@@ -413,6 +422,6 @@ uint64_t pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n)
 		sz = atomic_load(&n->size);
 		return sz == PFS_SIZE_UNKNOWN ? 0 : sz;
 	default:
-		return text_size(fs, pf, n, &sz) ? 0 : sz;
+		return text_size(fs, pf, NULL, n, &sz) ? 0 : sz;
 	}
 }

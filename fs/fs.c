@@ -32,9 +32,17 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	fs->gid = getgid();
 	fs->inodes = pfs_inodes_new();
 	fs->sources = pfs_sources_new(opts->source_abs, opts->source_is_file);
-	fs->cache = pfs_cache_new(opts->cache_size);
+	/* A quarter for layouts and metadata (at least 16 MiB: a chunk of
+	 * 40,000 pages has a 12 MiB layout, and a layout that does not fit
+	 * would be re-read for every page), the rest for decoded data. */
+	uint64_t meta = opts->cache_size / 4;
+	if (meta < PFS_META_MIN)
+		meta = PFS_META_MIN;
+	uint64_t data = opts->cache_size - opts->cache_size / 4;
+	fs->meta = pfs_cache_new(meta);
+	fs->cache = pfs_cache_new(data);
 	fs->notify = pfs_notify_new();
-	if (!fs->inodes || !fs->sources || !fs->cache || !fs->notify) {
+	if (!fs->inodes || !fs->sources || !fs->cache || !fs->meta || !fs->notify) {
 		pfs_fs_free(fs);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
@@ -63,6 +71,29 @@ void pfs_fs_free(pfs_fs *fs)
 	pfs_notify_free(fs->notify);
 	pfs_sources_free(fs->sources);
 	pfs_cache_free(fs->cache);
+	pfs_cache_free(fs->meta);
 	pfs_inodes_free(fs->inodes);
 	free(fs);
+}
+
+pfs_cache *pfs_cache_for(pfs_fs *fs, pfs_kind kind)
+{
+	switch (kind) {
+	case PFS_C_PAGE_DATA:
+	case PFS_K_PAGE_VALUES:
+	case PFS_K_PAGE_LEVELS:
+	case PFS_K_PAGE_DATA:
+	case PFS_K_BLOOM_BIN:
+	case PFS_K_VERIFY:
+		return fs->cache;
+	default:
+		return fs->meta;
+	}
+}
+
+size_t pfs_arena_bytes(const pq_arena *a)
+{
+	/* core's arenas allocate 64 KiB blocks (larger objects alone) */
+	const size_t block = 64 * 1024;
+	return (a->used + block - 1) / block * block;
 }

@@ -184,14 +184,18 @@ typedef struct dent {
 	pfs_src *src; /* SOURCE children: to stat for readdirplus */
 } dent;
 
+/* An open directory. The listing is made on the first readdir, not at
+ * opendir: with cache_readdir the kernel often needs none. */
 typedef struct dirh {
+	pthread_mutex_t lock;
+	bool listed;
 	dent *v;
 	size_t n, cap;
 	pfs_fs *fs;
 	pfs_node *self;
+	pfs_key dir;
 	pfs_pf *pf;
 	struct stat base;
-	int err;
 } dirh;
 
 static int dir_add(dirh *d, const char *name, pfs_node *n, pfs_src *src)
@@ -235,7 +239,29 @@ static void dirh_free(dirh *d)
 	free(d->v);
 	if (d->pf)
 		pfs_pf_unref(d->pf);
+	pthread_mutex_destroy(&d->lock);
 	free(d);
+}
+
+static int dir_list(dirh *d)
+{
+	if (d->listed)
+		return 0;
+	int rc;
+	if (d->self->key.kind == PFS_K_SRC_DIR) {
+		/* staging/ (a later issue) is listed here first, unless -o ro. */
+		rc = pfs_src_list(d->fs, d->self->src, d->self->ino, add_src, d);
+	} else {
+		rc = pfs_tree_list(d->fs, d->pf, &d->dir, add_tree, d);
+	}
+	if (rc) {
+		for (size_t i = 0; i < d->n; i++)
+			free(d->v[i].name);
+		d->n = 0;
+		return rc;
+	}
+	d->listed = true;
+	return 0;
 }
 
 static void pfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -254,22 +280,18 @@ static void pfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		rc = -ENOMEM;
 		goto fail;
 	}
+	pthread_mutex_init(&d->lock, NULL);
 	d->fs = fs;
 	d->self = r.n;
+	d->dir = r.dir;
 	d->base = r.base;
-	if (r.n->key.kind == PFS_K_SRC_DIR) {
-		/* staging/ (a later issue) is listed here first, unless -o ro. */
-		rc = pfs_src_list(fs, r.n->src, ino, add_src, d);
-	} else {
-		rc = pfs_tree_list(fs, r.pf, &r.dir, add_tree, d);
+	if (r.n->key.kind != PFS_K_SRC_DIR) {
 		d->pf = r.pf;
 		r.pf = NULL;
 		/* the listing of a file generation never changes */
 		fi->cache_readdir = 1;
 		fi->keep_cache = 1;
 	}
-	if (rc)
-		goto fail;
 	res_done(&r);
 	fi->fh = (uint64_t)(uintptr_t)d;
 	fuse_reply_open(req, fi);
@@ -285,9 +307,12 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off, struct fuse_file_
 {
 	dirh *d = (dirh *)(uintptr_t)fi->fh;
 	pfs_fs *fs = d->fs;
-	char *buf = malloc(size ? size : 1);
+	pthread_mutex_lock(&d->lock);
+	int rc = dir_list(d);
+	char *buf = rc ? NULL : malloc(size ? size : 1);
 	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
+		pthread_mutex_unlock(&d->lock);
+		fuse_reply_err(req, rc ? -rc : ENOMEM);
 		return;
 	}
 	size_t pos = 0;
@@ -330,6 +355,7 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off, struct fuse_file_
 			break;
 		pos += need;
 	}
+	pthread_mutex_unlock(&d->lock);
 	fuse_reply_buf(req, buf, pos);
 	free(buf);
 }
@@ -381,11 +407,11 @@ static void handle_free(pfs_fs *fs, handle *h)
 	free(h);
 }
 
-static int open_handle(pfs_fs *fs, res *r, handle *h, struct fuse_file_info *fi)
+static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 {
-	pfs_node *n = r->n;
+	pfs_node *n = h->n;
 	pfs_kind kind = (pfs_kind)n->key.kind;
-	pfs_pf *pf = r->pf;
+	pfs_pf *pf = h->pf;
 	bool size_known = !pfs_kind_is_aggregate(kind) ||
 			  atomic_load(&n->size) != PFS_SIZE_UNKNOWN;
 	int rc = 0;
@@ -450,7 +476,7 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		h->n = r.n;
 		h->pf = r.pf;
 		r.pf = NULL;
-		rc = open_handle(fs, &r, h, fi);
+		rc = open_handle(fs, h, fi);
 		if (rc == 0 && !h->pf->f && h->n->key.kind != PFS_K_FILE_ERROR)
 			rc = -EIO;
 	}

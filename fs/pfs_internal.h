@@ -26,6 +26,7 @@
 
 #define PFS_DICT UINT32_MAX            /* "page" number of a dictionary page */
 #define PFS_SIZE_UNKNOWN UINT64_MAX
+#define PFS_META_MIN ((uint64_t)16 << 20) /* least memory for layouts and metadata */
 
 /* Timeouts (seconds). Entries whose content is fixed by a file generation
  * are cached long; the entries of SOURCE itself (directories, the Parquet
@@ -203,7 +204,12 @@ pfs_cobj *pfs_cache_get(pfs_cache *c, const pfs_key *k);
  * inserted the key first, obj is freed and the existing entry returned. */
 pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
 			pfs_free_fn free_fn);
+/* Releases a held entry (of whichever pool it came from). */
 void pfs_cache_release(pfs_cache *c, pfs_cobj *e);
+/* The pool for objects of a kind. */
+pfs_cache *pfs_cache_for(pfs_fs *fs, pfs_kind kind);
+/* Memory an arena holds (its blocks), for cache accounting. */
+size_t pfs_arena_bytes(const pq_arena *a);
 void *pfs_cobj_obj(const pfs_cobj *e);
 /* Evicts every entry of a generation (a file that changed). */
 void pfs_cache_drop_gen(pfs_cache *c, uint64_t gen);
@@ -231,7 +237,9 @@ struct pfs_fs {
 	const pfs_options *opts;
 	pfs_inodes *inodes;
 	pfs_sources *sources;
-	pfs_cache *cache;
+	pfs_cache *cache;   /* decoded pages, page texts and bodies */
+	pfs_cache *meta;    /* chunk layouts and metadata texts: small, and kept
+			     * apart so that streaming pages never evicts them */
 	pfs_notify *notify;
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
 	uid_t uid;
@@ -259,6 +267,8 @@ uint64_t pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n);
 bool pfs_kind_is_aggregate(pfs_kind k);
 /* Whole-buffer entries (texts, small binaries): rendered or cached text. */
 int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out);
+/* The same for a page entry, with the chunk's layout held by the caller. */
+int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pfs_cobj **out);
 /* chunk.bin / raw.bin: byte range in the source file. */
 int pfs_content_range(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, uint64_t *off, uint64_t *len);
 /* Message of a chunk or page (NULL when it is sound); cached. */

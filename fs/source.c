@@ -176,6 +176,7 @@ static pfs_pf *retire_locked(pfs_fs *fs, pfs_src *s)
 	if (!gen)
 		return old;
 	pfs_cache_drop_gen(fs->cache, gen);
+	pfs_cache_drop_gen(fs->meta, gen);
 	pfs_key k = pfs_key_make(s->id, PFS_K_FILE, 0, 0, 0);
 	pfs_node *n = pfs_inode_find(fs->inodes, &k);
 	if (n) {

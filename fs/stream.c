@@ -43,6 +43,8 @@ struct pfs_stream {
 	uint64_t seg_start;     /* offset where the current row group / chunk began */
 	bool seg_whole;         /* ... and the cursor rendered it from its start */
 	pq_row_reader *rr;
+	pfs_cobj *lo;           /* layout of chunk lo_rg, held while in it */
+	uint32_t lo_rg;
 	bool eof;
 	/* rendered bytes [win_off, pos) */
 	pq_buf win;
@@ -75,15 +77,19 @@ static uint64_t rg_body(pfs_stream *s, uint32_t rg)
 	return sz == PFS_SIZE_UNKNOWN || sz < s->hdr_len ? PFS_SIZE_UNKNOWN : sz - s->hdr_len;
 }
 
+/* Holds the layout of chunk rg (the stream's column) and gives its pages. */
 static int num_pages(pfs_stream *s, uint32_t rg, uint32_t *np)
 {
-	pfs_cobj *lo;
-	pq_error err;
-	int rc = pfs_layout_get(s->fs, s->pf, rg, s->col, &lo, &err);
-	if (rc)
-		return rc;
-	*np = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->num_pages;
-	pfs_cache_release(s->fs->cache, lo);
+	if (!s->lo || s->lo_rg != rg) {
+		pfs_cache_release(s->fs->cache, s->lo);
+		s->lo = NULL;
+		pq_error err;
+		int rc = pfs_layout_get(s->fs, s->pf, rg, s->col, &s->lo, &err);
+		if (rc)
+			return rc;
+		s->lo_rg = rg;
+	}
+	*np = ((const pq_chunk_layout *)pfs_cobj_obj(s->lo))->num_pages;
 	return 0;
 }
 
@@ -153,6 +159,7 @@ void pfs_stream_free(pfs_stream *s)
 		return;
 	if (s->rr)
 		pq_row_reader_free(s->rr);
+	pfs_cache_release(s->fs->cache, s->lo);
 	pq_buf_free(&s->win);
 	pthread_mutex_destroy(&s->lock);
 	pfs_pf_unref(s->pf);
@@ -294,7 +301,7 @@ static int step_values(pfs_stream *s)
 	}
 	pfs_key k = pfs_key_make(s->pf->gen, s->page_kind, s->cur_rg, s->col, s->cur_page);
 	pfs_cobj *t;
-	if ((rc = pfs_content_text(s->fs, s->pf, &k, &t)))
+	if ((rc = pfs_page_text(s->fs, s->pf, s->lo, &k, &t)))
 		return rc;
 	const pfs_text *tx = pfs_cobj_obj(t);
 	pq_buf_append(&s->win, tx->p, tx->len);

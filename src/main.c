@@ -81,6 +81,7 @@ int main(int argc, char *argv[])
 	}
 	if (cmd.show_version) {
 		printf("parquetfs %s\n", PACKAGE_VERSION);
+		fflush(stdout);
 		fuse_lowlevel_version();
 		ret = 0;
 		goto out_cmd;

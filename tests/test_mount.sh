@@ -1,0 +1,529 @@
+#!/bin/bash
+# Integration test: really mounts parquetfs and reads the mount.
+#
+#   startup errors, the tree of every file of parquet-testing/data (every
+#   entry read, sizes, JSON, contents against expected/), bad_data files,
+#   8 concurrent readers, a SOURCE file that changes, a single-file SOURCE,
+#   read-only behaviour, -o ro and mount -t fuse.parquetfs (fstab).
+#
+# Exit 0 pass, 77 skip (no /dev/fuse, fusermount3, python3 or test data),
+# 1 fail. Every mount is unmounted on exit, whatever happens.
+# Env: PARQUETFS (binary), PFS_TEST_CONC_SECONDS (default 20).
+set -u
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ -c /dev/fuse ] || skip "no /dev/fuse (FUSE not available here)"
+command -v fusermount3 >/dev/null || skip "fusermount3 not installed"
+command -v python3 >/dev/null || skip "python3 not installed"
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+TD=$top_srcdir/../shared/testdata
+DATA=$TD/parquet-testing/data
+BAD=$TD/parquet-testing/bad_data
+EXP=$TD/expected/data
+[ -d "$DATA" ] && [ -d "$EXP" ] || skip "test data not found at $TD"
+BIN=${PARQUETFS:-$top_builddir/src/parquetfs}
+case "$BIN" in /*) ;; *) BIN=$PWD/$BIN ;; esac
+[ -x "$BIN" ] || { echo "FAIL: no parquetfs binary at $BIN"; exit 1; }
+
+WORK=$(mktemp -d /tmp/pfs-test.XXXXXX)
+MNTS=()
+PIDS=()
+FAILS=0
+
+cleanup() {
+	local i
+	for i in "${!MNTS[@]}"; do
+		local m=${MNTS[$i]} p=${PIDS[$i]}
+		if mountpoint -q "$m" 2>/dev/null; then
+			timeout 10 fusermount3 -u "$m" 2>/dev/null
+		fi
+		if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+			kill "$p" 2>/dev/null; sleep 0.5
+			kill -9 "$p" 2>/dev/null
+		fi
+		mountpoint -q "$m" 2>/dev/null && { timeout 10 fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; }
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+ok() { echo "ok: $*"; }
+
+# mount_fs MNT ARGS... : mounts in the foreground (background job), waits.
+mount_fs() {
+	local m=$1; shift
+	mkdir -p "$m"
+	"$BIN" -f "$@" "$m" 2>>"$WORK/daemon.log" &
+	MNTS+=("$m"); PIDS+=($!)
+	local i
+	for i in $(seq 100); do
+		mountpoint -q "$m" && return 0
+		kill -0 "${PIDS[-1]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "mount $* on $m did not come up: $(tail -c 300 "$WORK/daemon.log")"
+	return 1
+}
+
+umount_fs() {
+	local m=$1 i
+	fusermount3 -u "$m" || fail "fusermount3 -u $m"
+	for i in "${!MNTS[@]}"; do
+		[ "${MNTS[$i]}" = "$m" ] && { wait "${PIDS[$i]}" 2>/dev/null; PIDS[$i]=""; }
+	done
+}
+
+KEYS=$WORK/keys.txt
+cp "$TD/keys.txt" "$KEYS" && chmod 600 "$KEYS"
+
+cat > "$WORK/walk.py" <<'PY'
+#!/usr/bin/env python3
+"""Walks a parquetfs mount of parquet-testing/data and checks every entry.
+
+Used by tests/test_mount.sh. For every Parquet file of SOURCE: the tree's
+names, every regular entry read in full (pages capped per chunk to keep the
+run short), sizes equal to the bytes read (exact entries at once; the
+aggregates once they have been read), JSON entries parse, data.csv /
+data.jsonl / values.txt equal to expected/, chunk.bin equal to facts.json's
+range (or EIO where facts say so), a failing entry only where an error.txt
+explains it. Prints one FAIL line per problem; exit status 1 if any.
+"""
+import errno
+import hashlib
+import json
+import os
+import sys
+import time
+
+MNT, SRC, EXP = sys.argv[1:4]
+PAGES_PER_CHUNK = int(os.environ.get("PFS_TEST_PAGES", "4"))
+
+AGGREGATE = {"data.csv", "data.jsonl", "verify.txt"}
+fails = []
+stats = {"files": 0, "entries": 0, "bytes": 0}
+
+
+def fail(path, why):
+    fails.append(f"FAIL {os.path.relpath(path, MNT)}: {why}")
+
+
+def is_parquet(p):
+    try:
+        with open(p, "rb") as f:
+            return f.read(4) in (b"PAR1", b"PARE")
+    except OSError:
+        return False
+
+
+def aggregate(rel):
+    """Entries whose size is only known once read (doc/design.md)."""
+    parts = rel.split("/")
+    name = parts[-1]
+    if name == "verify.txt" and len(parts) == 1:
+        return True
+    if name in ("data.csv", "data.jsonl") and (len(parts) == 1 or (len(parts) == 3 and parts[0] == "row_groups")):
+        return True
+    return len(parts) == 3 and parts[0] == "columns" and name == "values.txt"
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def has_error(fdir, path):
+    """An error.txt in the entry's directory or above it (within the file)."""
+    d = os.path.dirname(path)
+    while True:
+        if os.path.exists(os.path.join(d, "error.txt")):
+            return True
+        if os.path.samefile(d, fdir) or len(d) <= len(fdir):
+            return False
+        d = os.path.dirname(d)
+
+
+def walk(fdir, d, rel=""):
+    names = sorted(os.listdir(d))
+    for name in names:
+        p = os.path.join(d, name)
+        r = f"{rel}/{name}" if rel else name
+        if os.path.isdir(p):
+            sub = sorted(os.listdir(p))
+            if name == "pages":
+                nums = sorted(int(x) for x in sub)
+                if nums != list(range(len(nums))):
+                    fail(p, f"pages not numbered 0..n-1: {sub[:5]}")
+                keep = set(nums[:PAGES_PER_CHUNK] + nums[-1:])
+                for n in sorted(keep):
+                    walk(fdir, os.path.join(p, str(n)), f"{r}/{n}")
+                continue
+            walk(fdir, p, r)
+            continue
+        yield_entry(fdir, p, r)
+
+
+def yield_entry(fdir, p, r):
+    stats["entries"] += 1
+    st = os.stat(p)
+    try:
+        data = read(p)
+    except OSError as e:
+        if not has_error(fdir, p):
+            fail(p, f"read failed ({e.strerror}) and no error.txt explains it")
+        return
+    stats["bytes"] += len(data)
+    if aggregate(r):
+        # size known after a full read: the kernel is told asynchronously
+        for _ in range(40):
+            if os.stat(p).st_size == len(data):
+                break
+            time.sleep(0.05)
+        else:
+            fail(p, f"after a full read st_size {os.stat(p).st_size} != {len(data)} bytes")
+    elif st.st_size != len(data):
+        fail(p, f"st_size {st.st_size} != {len(data)} bytes read")
+    if r.endswith(".json"):
+        try:
+            json.loads(data.decode("utf-8"), parse_constant=lambda c: c)
+        except Exception as e:  # noqa: BLE001
+            fail(p, f"not valid JSON: {e}")
+    CONTENT[r] = data
+
+
+def compare_expected(name, fdir, facts):
+    exp = os.path.join(EXP, name)
+    for rel, data in CONTENT.items():
+        e = os.path.join(exp, rel)
+        if (rel in ("data.csv", "data.jsonl") or (rel.startswith("columns/") and rel.endswith("/values.txt"))) \
+                and os.path.exists(e):
+            want = read(e)
+            if data != want:
+                fail(os.path.join(fdir, rel), f"differs from expected ({len(data)} vs {len(want)} bytes)")
+    # row groups concatenate to the file
+    rgs = facts.get("num_row_groups", 0) if facts else 0
+    if "data.jsonl" in CONTENT and rgs:
+        cat = b"".join(CONTENT.get(f"row_groups/{i}/data.jsonl", b"") for i in range(rgs))
+        if cat != CONTENT["data.jsonl"]:
+            fail(os.path.join(fdir, "data.jsonl"), "row_groups/*/data.jsonl do not concatenate to it")
+    if not facts:
+        return
+    for ri, rg in enumerate(facts.get("row_groups", [])):
+        for cf in rg.get("columns", []):
+            p = os.path.join(fdir, "row_groups", str(ri), "columns", cf["dir"], "chunk.bin")
+            if cf.get("chunk_eio"):
+                try:
+                    read(p)
+                    fail(p, "read succeeded; expected EIO")
+                except OSError as e:
+                    if e.errno != errno.EIO:
+                        fail(p, f"expected EIO, got {e.strerror}")
+                if not os.path.exists(os.path.join(os.path.dirname(p), "error.txt")):
+                    fail(p, "chunk.bin fails but no error.txt")
+            elif cf.get("chunk_sha256"):
+                data = CONTENT.get(os.path.relpath(p, fdir))
+                if data is not None and hashlib.sha256(data).hexdigest() != cf["chunk_sha256"]:
+                    fail(p, "bytes differ from the footer's range")
+
+
+expected_names = sorted(n for n in os.listdir(SRC) if is_parquet(os.path.join(SRC, n)))
+shown = sorted(os.listdir(MNT))
+if shown != expected_names:
+    fail(MNT, f"listing differs: extra {sorted(set(shown) - set(expected_names))[:5]}, "
+              f"missing {sorted(set(expected_names) - set(shown))[:5]}")
+
+FILE_ENTRIES = {"schema.txt", "metadata.txt", "metadata.json", "footer.bin", "verify.txt",
+                "data.csv", "data.jsonl", "columns", "row_groups"}
+for name in expected_names:
+    fdir = os.path.join(MNT, name)
+    stats["files"] += 1
+    top = set(os.listdir(fdir))
+    if top != FILE_ENTRIES and top != {"error.txt"}:
+        fail(fdir, f"unexpected top-level entries {sorted(top)}")
+    facts = None
+    fp = os.path.join(EXP, name, "facts.json")
+    if os.path.exists(fp):
+        facts = json.load(open(fp))
+    if top == {"error.txt"}:
+        msg = read(os.path.join(fdir, "error.txt"))
+        if not msg.endswith(b"\n") or msg.count(b"\n") != 1:
+            fail(fdir, f"error.txt is not one line: {msg[:80]!r}")
+        if facts and not facts.get("expect_error") and not name.endswith(".encrypted"):
+            fail(fdir, f"cannot be opened: {msg.decode(errors='replace').strip()}")
+        continue
+    if facts:
+        cols = sorted(c["dir"] for c in facts.get("columns", []))
+        if cols and sorted(os.listdir(os.path.join(fdir, "columns"))) != cols:
+            fail(fdir, "columns/ names differ from facts.json")
+    CONTENT = {}
+    walk(fdir, fdir)
+    if not name.endswith(".encrypted"):
+        compare_expected(name, fdir, facts)
+
+for line in fails[:50]:
+    print(line)
+print(f"walked {stats['files']} files, {stats['entries']} entries, {stats['bytes']} bytes; "
+      f"{len(fails)} problems")
+sys.exit(1 if fails else 0)
+PY
+
+cat > "$WORK/conc.py" <<'PY'
+#!/usr/bin/env python3
+"""8 processes read entries of a mount for a while: full reads and preads at
+random offsets, each compared with a single-threaded reference read. Page
+cache pages are dropped after each read, so reads reach the daemon."""
+import multiprocessing
+import os
+import random
+import sys
+import time
+
+MNT, SECS = sys.argv[1], float(sys.argv[2])
+FILES = ["alltypes_tiny_pages.parquet", "nested_structs.rust.parquet",
+         "overflow_i16_page_cnt.parquet", "delta_binary_packed.parquet",
+         "byte_stream_split_extended.gzip.parquet", "nested_lists.snappy.parquet",
+         "data_index_bloom_encoding_stats.parquet", "datapage_v2.snappy.parquet"]
+
+
+def entries():
+    out = []
+    for f in FILES:
+        d = os.path.join(MNT, f)
+        if not os.path.isdir(os.path.join(d, "columns")):
+            continue
+        cols = sorted(os.listdir(os.path.join(d, "columns")))[:2]
+        out += [os.path.join(d, "data.csv"), os.path.join(d, "data.jsonl")]
+        out += [os.path.join(d, "columns", c, "values.txt") for c in cols]
+        for c in cols:
+            cd = os.path.join(d, "row_groups", "0", "columns", c)
+            out += [os.path.join(cd, "values.txt"), os.path.join(cd, "chunk.bin")]
+            if os.path.exists(os.path.join(cd, "pages", "0")):
+                out.append(os.path.join(cd, "pages", "0", "data.bin"))
+    return out
+
+
+def readall(p):
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        parts = []
+        while True:
+            b = os.read(fd, 1 << 17)
+            if not b:
+                break
+            parts.append(b)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
+def worker(i, ents, refs, q):
+    rnd = random.Random(i)
+    mine = ents[i::8] or ents
+    bad, n = [], 0
+    end = time.time() + SECS
+    while time.time() < end:
+        e = rnd.choice(mine) if rnd.random() < 0.7 else rnd.choice(ents)
+        ref = refs[e]
+        try:
+            if rnd.random() < 0.5:
+                got = readall(e)
+                if got != ref:
+                    bad.append(f"{e}: full read differs ({len(got)} vs {len(ref)} bytes)")
+            else:
+                fd = os.open(e, os.O_RDONLY)
+                try:
+                    for _ in range(4):
+                        off = rnd.randrange(0, len(ref) + 1)
+                        ln = rnd.randrange(1, 200000)
+                        got = os.pread(fd, ln, off)
+                        if got != ref[off:off + ln]:
+                            bad.append(f"{e}: pread {ln} at {off} differs")
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                finally:
+                    os.close(fd)
+        except OSError as ex:
+            bad.append(f"{e}: {ex}")
+        n += 1
+    q.put((n, bad[:5], len(bad)))
+
+
+ents = entries()
+refs = {e: readall(e) for e in ents}
+q = multiprocessing.Queue()
+ps = [multiprocessing.Process(target=worker, args=(i, ents, refs, q)) for i in range(8)]
+for p in ps:
+    p.start()
+res = [q.get() for _ in ps]
+for p in ps:
+    p.join()
+total = sum(r[0] for r in res)
+nbad = sum(r[2] for r in res)
+for r in res:
+    for b in r[1]:
+        print("FAIL", b)
+print(f"concurrency: {len(ents)} entries, {total} reads by 8 readers in {SECS:.0f} s, {nbad} problems")
+sys.exit(1 if nbad or total == 0 else 0)
+PY
+
+# ---- startup errors: non-zero exit, one line, nothing mounted --------------
+M0=$WORK/m0; mkdir -p "$M0"
+startup_error() {
+	local what=$1; shift
+	local out rc
+	out=$(timeout 10 "$BIN" "$@" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then fail "$what: exit $rc"
+	elif [ "$(printf '%s\n' "$out" | wc -l)" -ne 1 ]; then fail "$what: not one line: $out"
+	elif mountpoint -q "$M0"; then fail "$what: mounted anyway"; fusermount3 -u "$M0"
+	else ok "$what: $out"; fi
+}
+startup_error "no SOURCE" 
+startup_error "missing SOURCE" /nonexistent/dir "$M0"
+startup_error "SOURCE not Parquet" "$DATA/README.md" "$M0"
+startup_error "bad cache_size" -o cache_size=12X "$DATA" "$M0"
+startup_error "bad codec" -o codec=lzo "$DATA" "$M0"
+startup_error "bad compression_level" -o codec=zstd,compression_level=30 "$DATA" "$M0"
+startup_error "bad data_page_version" -o data_page_version=3 "$DATA" "$M0"
+startup_error "bad bloom_fpp" -o bloom_fpp=2 "$DATA" "$M0"
+cp "$KEYS" "$WORK/keys644.txt"; chmod 644 "$WORK/keys644.txt"
+startup_error "key_file readable by others" -o key_file="$WORK/keys644.txt" "$DATA" "$M0"
+out=$("$BIN" --help 2>&1)
+for o in key_file= cache_size= staging= codec= compression_level= row_group_rows= page_size= \
+	data_page_version= dictionary= bloom_filter= page_index= crc= bloom_fpp= encrypt= \
+	encrypt_columns= plaintext_footer encryption_algorithm= aad_prefix=; do
+	case "$out" in *"$o"*) ;; *) fail "--help does not list $o" ;; esac
+done
+"$BIN" --version | grep -q "^parquetfs " || fail "--version"
+
+# ---- the tree of every file ----------------------------------------------
+M1=$WORK/m1
+if mount_fs "$M1" -o key_file="$KEYS" "$DATA"; then
+	start=$(date +%s)
+	python3 "$WORK/walk.py" "$M1" "$DATA" "$EXP" || fail "walking the mount (see above)"
+	ok "walk took $(( $(date +%s) - start )) s"
+	# ls -lR agrees with the bytes read now that everything was read once
+	ls -lR "$M1" >/dev/null || fail "ls -lR"
+	# read-only: every change fails
+	touch "$M1/new" 2>/dev/null && fail "creating a file succeeded"
+	mkdir "$M1/newdir" 2>/dev/null && fail "mkdir succeeded"
+	f=$M1/alltypes_plain.parquet
+	rm -f "$f/schema.txt" 2>/dev/null; [ -e "$f/schema.txt" ] || fail "rm succeeded"
+	( echo x > "$f/schema.txt" ) 2>/dev/null && fail "writing succeeded"
+	mv "$f/schema.txt" "$f/s.txt" 2>/dev/null && fail "rename succeeded"
+	umount_fs "$M1"
+fi
+
+# ---- bad files never take the mount down ----------------------------------
+M2=$WORK/m2
+if mount_fs "$M2" "$BAD"; then
+	for d in "$M2"/*; do
+		ls "$d" >/dev/null || fail "cannot list $d"
+		if [ -e "$d/error.txt" ]; then
+			[ "$(wc -l < "$d/error.txt")" -eq 1 ] || fail "$d/error.txt is not one line"
+		else
+			timeout 20 cat "$d/data.csv" >/dev/null 2>&1
+			[ $? -eq 124 ] && fail "reading $d/data.csv hung"
+			timeout 60 find "$d" -type f -name '*.txt' -exec cat {} + >/dev/null 2>&1
+		fi
+		ls "$M2" >/dev/null || { fail "mount died after $d"; break; }
+	done
+	ok "bad_data: $(ls "$M2" | wc -l) files, mount alive"
+	umount_fs "$M2"
+fi
+
+# ---- 8 concurrent readers: identical bytes to a single-threaded read ------
+M3=$WORK/m3
+SECS=${PFS_TEST_CONC_SECONDS:-20}
+if mount_fs "$M3" -o cache_size=2M "$DATA"; then
+	python3 "$WORK/conc.py" "$M3" "$SECS" || fail "concurrent readers (see above)"
+	umount_fs "$M3"
+fi
+
+# ---- a SOURCE that changes under the mount --------------------------------
+S=$WORK/src; M4=$WORK/m4
+mkdir -p "$S/sub" "$S/.parquetfs"
+cp "$DATA/alltypes_plain.parquet" "$S/t.parquet"
+cp "$DATA/alltypes_dictionary.parquet" "$S/sub/d.parquet"
+cp "$DATA/alltypes_plain.parquet" "$S/.parquetfs/hidden.parquet"
+echo "not parquet" > "$S/notes.txt"
+if mount_fs "$M4" "$S"; then
+	[ "$(ls -A "$M4" | tr '\n' ' ')" = "sub t.parquet " ] || fail "listing of a SOURCE dir: $(ls -A "$M4" | tr '\n' ' ')"
+	cmp -s "$M4/t.parquet/data.csv" "$EXP/alltypes_plain.parquet/data.csv" || fail "t.parquet/data.csv"
+	cmp -s "$M4/sub/d.parquet/data.csv" "$EXP/alltypes_dictionary.parquet/data.csv" || fail "sub/d.parquet/data.csv"
+	# a process whose cwd is inside the file's directory
+	python3 - "$M4/t.parquet" "$S" "$DATA" "$EXP" <<'PY' || fail "reading from a cwd inside a replaced file"
+import os, shutil, sys, time
+d, src, data, exp = sys.argv[1:5]
+os.chdir(d)
+old = open("schema.txt", "rb").read()
+with open("data.csv", "rb") as h:      # an open handle across the change
+    first = h.read(10)
+    shutil.copy(os.path.join(data, "alltypes_dictionary.parquet"), os.path.join(src, ".new"))
+    os.rename(os.path.join(src, ".new"), os.path.join(src, "t.parquet"))
+    time.sleep(1.5)
+    try:
+        rest = h.read()
+        want = open(os.path.join(exp, "alltypes_plain.parquet", "data.csv"), "rb").read()
+        if first + rest != want:
+            sys.exit("open handle returned bytes of neither generation")
+    except OSError:
+        pass                           # EIO is allowed, wrong bytes are not
+want = open(os.path.join(exp, "alltypes_dictionary.parquet", "data.csv"), "rb").read()
+for attempt in range(3):
+    try:
+        got = open("data.csv", "rb").read()
+        break
+    except OSError as e:               # ESTALE once is fine: the kernel looks again
+        got = e
+if got != want:
+    sys.exit(f"after the change, data.csv from the old cwd: {got!r:.80}")
+PY
+	cmp -s "$M4/t.parquet/data.csv" "$EXP/alltypes_dictionary.parquet/data.csv" || fail "replaced t.parquet not noticed"
+	cmp -s "$M4/t.parquet/metadata.txt" <(cat "$M4/t.parquet/metadata.txt") || fail "metadata.txt after replace"
+	rm "$S/t.parquet"; sleep 1.5
+	[ -e "$M4/t.parquet" ] && fail "removed t.parquet still shown"
+	cp "$DATA/alltypes_plain.parquet" "$S/sub/new.parquet"
+	ls "$M4/sub" | grep -qx new.parquet || fail "new file not shown"
+	cmp -s "$M4/sub/new.parquet/data.csv" "$EXP/alltypes_plain.parquet/data.csv" || fail "new file's data.csv"
+	ok "changes in SOURCE"
+	umount_fs "$M4"
+fi
+
+# ---- SOURCE is one file: the mount point is its directory -----------------
+M5=$WORK/m5
+if mount_fs "$M5" "$DATA/alltypes_plain.parquet"; then
+	[ -f "$M5/schema.txt" ] && [ -d "$M5/row_groups/0" ] || fail "single-file tree: $(ls "$M5" | tr '\n' ' ')"
+	cmp -s "$M5/data.csv" "$EXP/alltypes_plain.parquet/data.csv" || fail "single-file data.csv"
+	umount_fs "$M5"
+fi
+
+# ---- -o ro ------------------------------------------------------------------
+M6=$WORK/m6
+if mount_fs "$M6" -o ro -s "$DATA"; then
+	ls "$M6/alltypes_plain.parquet/row_groups/0/columns" >/dev/null || fail "-o ro -s listing"
+	umount_fs "$M6"
+fi
+
+# ---- fstab: mount -t fuse.parquetfs SOURCE MOUNTPOINT -o options -----------
+M7=$WORK/m7; mkdir -p "$M7"
+if [ "$(id -u)" = 0 ] && command -v mount.fuse3 >/dev/null; then
+	MNTS+=("$M7"); PIDS+=("")
+	if PATH="$(dirname "$BIN"):$PATH" timeout 20 mount -t fuse.parquetfs \
+		-o noauto,cache_size=64M "$DATA" "$M7" 2>"$WORK/fstab.log"; then
+		[ -d "$M7/alltypes_plain.parquet/columns" ] || fail "mount -t fuse.parquetfs: tree"
+		fusermount3 -u "$M7" || fail "unmounting the fstab mount"
+		ok "mount -t fuse.parquetfs"
+	else
+		fail "mount -t fuse.parquetfs: $(cat "$WORK/fstab.log")"
+	fi
+else
+	echo "note: mount -t fuse.parquetfs not tried (needs root and mount.fuse3)"
+fi
+
+if grep -q "AddressSanitizer\|runtime error" "$WORK/daemon.log" 2>/dev/null; then
+	fail "sanitizer reports in the daemon log:"; head -30 "$WORK/daemon.log"
+fi
+[ $FAILS -eq 0 ] && echo "PASS" || echo "$FAILS failure(s)"
+[ $FAILS -eq 0 ]
