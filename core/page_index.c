@@ -170,23 +170,32 @@ static pq_status read_bloom(const pq_file *f, uint32_t rg, uint32_t col, pq_bloo
 	return PQ_OK;
 }
 
+/* Header and bitset of a chunk's bloom filter; bits may be NULL. */
+static pq_status load_bloom(const pq_file *f, uint32_t rg, uint32_t col, pq_bloom_filter_header *h,
+			    uint32_t *hlen, uint64_t *boff, pq_buf *bits, pq_error *err)
+{
+	pq_arena a;
+	pq_arena_init(&a, 1u << 20);
+	pq_status st = read_bloom(f, rg, col, h, hlen, boff, &a, err);
+	pq_arena_free(&a); /* the header holds no pointers we keep */
+	PQ_TRY(st);
+	if (!bits)
+		return PQ_OK;
+	PQ_CHECK(pq_buf_grow(bits, (size_t)h->numBytes), err, PQ_ENOMEM, "no memory for the bloom filter");
+	PQ_TRY(pq_file_pread(f, bits->p + bits->len, (size_t)h->numBytes, *boff, err));
+	bits->len += (size_t)h->numBytes;
+	return PQ_OK;
+}
+
 pq_status pq_bloom_filter_bitset(const pq_file *f, uint32_t rg, uint32_t col, pq_buf *out,
 				 pq_error *err)
 {
 	if (!pq_chunk_has_bloom_filter(f, rg, col))
 		return PQ_OK;
-	pq_arena a;
-	pq_arena_init(&a, 1u << 20);
 	pq_bloom_filter_header h = {0};
 	uint32_t hlen;
 	uint64_t boff;
-	pq_status st = read_bloom(f, rg, col, &h, &hlen, &boff, &a, err);
-	pq_arena_free(&a);
-	PQ_TRY(st);
-	PQ_CHECK(pq_buf_grow(out, (size_t)h.numBytes), err, PQ_ENOMEM, "no memory for the bloom filter");
-	PQ_TRY(pq_file_pread(f, out->p + out->len, (size_t)h.numBytes, boff, err));
-	out->len += (size_t)h.numBytes;
-	return PQ_OK;
+	return load_bloom(f, rg, col, &h, &hlen, &boff, out, err);
 }
 
 pq_status pq_text_bloom_filter(const pq_file *f, uint32_t rg, uint32_t col, pq_buf *out,
@@ -194,16 +203,11 @@ pq_status pq_text_bloom_filter(const pq_file *f, uint32_t rg, uint32_t col, pq_b
 {
 	if (!pq_chunk_has_bloom_filter(f, rg, col))
 		return PQ_OK;
-	pq_arena a;
-	pq_arena_init(&a, 1u << 20);
 	pq_bloom_filter_header h = {0};
 	uint32_t hlen;
 	uint64_t boff;
-	pq_status st = read_bloom(f, rg, col, &h, &hlen, &boff, &a, err);
-	pq_arena_free(&a);
-	PQ_TRY(st);
 	pq_buf bits = PQ_BUF_INIT;
-	st = pq_bloom_filter_bitset(f, rg, col, &bits, err);
+	pq_status st = load_bloom(f, rg, col, &h, &hlen, &boff, &bits, err);
 	if (st == PQ_OK) {
 		size_t set = pq_bloom_bits_set(bits.p, bits.len);
 		uint64_t total = (uint64_t)bits.len * 8;
