@@ -155,13 +155,22 @@ pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col
 				     const pq_column_meta_data **out, pq_error *err)
 {
 	const pq_column_chunk *c = pq_file_chunk(f, rg, col);
-	if (c && c->has_meta_data && !c->has_file_path) {
+	if (c && c->has_meta_data && !c->has_file_path && !c->has_crypto_metadata) {
 		*out = &c->meta_data; /* the common case formats no message */
 		return PQ_OK;
 	}
 	char where[256];
 	pq_file_where(f, rg, col, where, sizeof where);
 	PQ_CHECK(c, err, PQ_EINVAL, "%s: no such column chunk", where);
+	if (c->has_crypto_metadata) {
+		const pq_column_crypto_meta_data *cm = &c->crypto_metadata;
+		if (cm->has_ENCRYPTION_WITH_COLUMN_KEY && cm->ENCRYPTION_WITH_COLUMN_KEY.has_key_metadata) {
+			pq_bytes k = cm->ENCRYPTION_WITH_COLUMN_KEY.key_metadata;
+			return pq_fail(err, PQ_EKEY, "%s: the column is encrypted with key '%.*s' and no key is available",
+				       where, (int)(k.n > 64 ? 64 : k.n), (const char *)k.p);
+		}
+		return pq_fail(err, PQ_EKEY, "%s: the column is encrypted and no key is available", where);
+	}
 	if (!c->has_meta_data) {
 		if (c->has_encrypted_column_metadata || c->has_crypto_metadata)
 			return pq_fail(err, PQ_EKEY, "%s: column metadata is encrypted and no key is available", where);

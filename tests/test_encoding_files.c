@@ -12,6 +12,7 @@
 #include <brotli/decode.h>
 #include <check.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <lz4.h>
 #include <math.h>
@@ -816,6 +817,12 @@ END_TEST
 
 int main(void)
 {
+	struct stat sb;
+	if (stat(TESTDATA_DIR "/expected/data", &sb) != 0) {
+		printf("SKIP: test data not found at %s (../shared/testdata beside the checkout)\n",
+		       TESTDATA_DIR);
+		return 77;
+	}
 	Suite *s = suite_create("encoding_files");
 	TCase *tc = tcase_create("files");
 	tcase_set_timeout(tc, 300);
