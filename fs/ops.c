@@ -386,6 +386,7 @@ static void pfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 typedef enum { H_TEXT, H_MEM, H_RANGE, H_STREAM } htype;
 
 typedef struct handle {
+	atomic_int refs;      /* the open file, and a stream read replying */
 	htype type;
 	pfs_pf *pf;
 	pfs_node *n;
@@ -473,6 +474,7 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (rc == 0 && !(h = calloc(1, sizeof *h)))
 		rc = -ENOMEM;
 	if (rc == 0) {
+		atomic_init(&h->refs, 1);
 		h->n = r.n;
 		h->pf = r.pf;
 		r.pf = NULL;
@@ -495,16 +497,11 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		handle_free(fs, h);
 }
 
-static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		     struct fuse_file_info *fi)
+/* Replies with the bytes of one read. Replies point into the handle (its
+ * text, its stream's window): once written, the kernel may release the
+ * handle on another thread, so pfs_read holds a reference meanwhile. */
+static void read_reply(fuse_req_t req, handle *h, size_t size, uint64_t o)
 {
-	(void)ino;
-	handle *h = (handle *)(uintptr_t)fi->fh;
-	if (off < 0) {
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	uint64_t o = (uint64_t)off;
 	if (h->type == H_TEXT || h->type == H_MEM) {
 		size_t n = o >= h->len ? 0 : (size_t)(h->len - o < size ? h->len - o : size);
 		fuse_reply_buf(req, n ? (const char *)h->p + o : NULL, n);
@@ -529,25 +526,41 @@ static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
 		return;
 	}
-	uint8_t *buf = malloc(size ? size : 1);
-	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
+	/* straight from the stream's window, under its lock */
+	const uint8_t *buf;
 	size_t got;
-	rc = pfs_stream_read(h->stream, o, size, buf, &got);
+	rc = pfs_stream_read(h->stream, o, size, &buf, &got);
 	if (rc)
 		fuse_reply_err(req, -rc);
 	else
 		fuse_reply_buf(req, (const char *)buf, got);
-	free(buf);
+	pfs_stream_read_done(h->stream);
+}
+
+static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	(void)ino;
+	handle *h = (handle *)(uintptr_t)fi->fh;
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	pfs_fs *fs = fs_of(req); /* req is gone once replied to */
+	atomic_fetch_add(&h->refs, 1);
+	read_reply(req, h, size, (uint64_t)off);
+	if (atomic_fetch_sub(&h->refs, 1) == 1)
+		handle_free(fs, h);
 }
 
 static void pfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	handle_free(fs_of(req), (handle *)(uintptr_t)fi->fh);
+	handle *h = (handle *)(uintptr_t)fi->fh;
+	pfs_fs *fs = fs_of(req);
 	fuse_reply_err(req, 0);
+	if (atomic_fetch_sub(&h->refs, 1) == 1)
+		handle_free(fs, h);
 }
 
 static void pfs_statfs(fuse_req_t req, fuse_ino_t ino)

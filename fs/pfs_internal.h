@@ -289,8 +289,12 @@ typedef struct pfs_stream pfs_stream;
 /* For PFS_K_CSV, JSONL, RG_CSV, RG_JSONL, COLUMN_VALUES, CHUNK_VALUES,
  * CHUNK_LEVELS, VERIFY. */
 int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out);
-/* Reads up to size bytes at off into buf; *got may be short only at EOF. */
-int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, uint8_t *buf, size_t *got);
+/* Points *buf at up to size bytes at off (*got may be short only at EOF),
+ * and keeps the stream locked until pfs_stream_read_done, so the caller
+ * replies straight from the stream's window. Call _done whatever it returns. */
+int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **buf,
+		    size_t *got);
+void pfs_stream_read_done(pfs_stream *s);
 void pfs_stream_free(pfs_stream *s);
 bool pfs_kind_is_stream(pfs_kind k);
 

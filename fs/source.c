@@ -149,13 +149,15 @@ static bool same_stat(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-static bool has_magic(int dirfd, const char *name)
+/* 1: starts with PAR1/PARE, 0: does not (or cannot be read), -errno: the
+ * daemon is short of a resource (no answer: nothing may be remembered). */
+static int has_magic(int dirfd, const char *name)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return false;
+		return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : 0;
 	char m[4];
-	bool ok = pread(fd, m, 4, 0) == 4 && (!memcmp(m, "PAR1", 4) || !memcmp(m, "PARE", 4));
+	int ok = pread(fd, m, 4, 0) == 4 && (!memcmp(m, "PAR1", 4) || !memcmp(m, "PARE", 4));
 	close(fd);
 	return ok;
 }
@@ -213,8 +215,10 @@ int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 	}
 	bool had = s->gen != 0;
 	old = retire_locked(fs, s);
-	if (rc == 0 && !has_magic(AT_FDCWD, s->path))
-		rc = -ENOENT;
+	if (rc == 0) {
+		int m = has_magic(AT_FDCWD, s->path);
+		rc = m < 0 ? -EIO : m == 0 ? -ENOENT : 0;
+	}
 	if (rc == 0) {
 		s->gen = pfs_fs_new_id(fs);
 		s->st = st;
@@ -269,11 +273,17 @@ int pfs_src_pf(pfs_fs *fs, pfs_src *s, uint64_t gen, pfs_pf **out)
 	} else {
 		if (!s->pf)
 			s->pf = pf_open(s, gen);
-		if (!s->pf)
+		if (!s->pf) {
 			rc = -ENOMEM;
-		else {
+		} else {
 			pfs_pf_ref(s->pf);
 			*out = s->pf;
+			/* Out of memory or descriptors says nothing about the
+			 * file: this request sees the error, the next tries again. */
+			if (!s->pf->f && (s->pf->status == PQ_ENOMEM || s->pf->status == PQ_EIO)) {
+				pfs_pf_unref(s->pf);
+				s->pf = NULL;
+			}
 		}
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -348,7 +358,10 @@ static int classify(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, int dirfd,
 	bool ok = c->magic_ok;
 	pthread_mutex_unlock(&c->lock);
 	if (!known) {
-		ok = has_magic(dirfd, name);
+		int m = has_magic(dirfd, name);
+		if (m < 0)
+			return -EIO; /* out of descriptors: neither shown nor hidden */
+		ok = m == 1;
 		pthread_mutex_lock(&c->lock);
 		c->magic_known = true;
 		c->magic_ok = ok;
@@ -371,6 +384,8 @@ int pfs_src_list(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, pfs_src_list_fn f
 	while (rc >= 0 && (de = readdir(d))) {
 		pfs_src *c;
 		int k = classify(fs, dir, dir_ino, dirfd(d), de->d_name, &c);
+		if (k == -EIO)
+			continue; /* skipped this time, not remembered */
 		if (k < 0)
 			rc = k;
 		else if (k > 0)

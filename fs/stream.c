@@ -21,6 +21,23 @@
 
 #define KEEP_BEHIND ((uint64_t)4 << 20) /* window kept before the read offset */
 #define ROW_CHUNK ((size_t)256 << 10)   /* bytes rendered per row reader call */
+#define PREFETCH 2                       /* row groups rendered ahead */
+#define PREFETCH_AFTER ((uint64_t)4 << 20) /* ... once this much was read in a row */
+
+/* The next row group, rendered ahead on a thread of its own while the
+ * reader consumes the current one (sequential reads of data.csv use two
+ * cores instead of one). */
+typedef struct prefetch {
+	pthread_t th;
+	bool active;            /* started and not yet joined */
+	uint32_t rg;
+	pq_row_format fmt;
+	const pq_file *f;
+	pq_buf buf;
+	pq_status st;
+	pq_error err;
+	atomic_bool cancel;     /* the reader went elsewhere or closed */
+} prefetch;
 
 struct pfs_stream {
 	pfs_fs *fs;
@@ -43,9 +60,11 @@ struct pfs_stream {
 	uint64_t seg_start;     /* offset where the current row group / chunk began */
 	bool seg_whole;         /* ... and the cursor rendered it from its start */
 	pq_row_reader *rr;
+	prefetch pre[PREFETCH];
 	pfs_cobj *lo;           /* layout of chunk lo_rg, held while in it */
 	uint32_t lo_rg;
 	bool eof;
+	uint64_t seq_start;     /* where the cursor last jumped to */
 	/* rendered bytes [win_off, pos) */
 	pq_buf win;
 	uint64_t win_off;
@@ -153,10 +172,74 @@ int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out)
 	return 0;
 }
 
+static void *prefetch_run(void *arg)
+{
+	prefetch *p = arg;
+	pq_row_reader *rr;
+	p->st = pq_row_reader_open(p->f, p->rg, p->fmt, &rr, &p->err);
+	if (p->st != PQ_OK)
+		return NULL;
+	bool done = false;
+	while (!done && p->st == PQ_OK && !p->buf.oom && !atomic_load(&p->cancel))
+		p->st = pq_row_reader_next(rr, (size_t)1 << 20, &p->buf, &done, &p->err);
+	pq_row_reader_free(rr);
+	if (!done && p->st == PQ_OK)
+		p->st = PQ_EIO; /* cancelled: not a whole row group */
+	return NULL;
+}
+
+/* Starts rendering row groups rg .. rg + PREFETCH - 1 that are not yet. */
+static void prefetch_start(pfs_stream *s, uint32_t rg)
+{
+	/* only for readers that stream (not `head`), and never past the end */
+	if (s->pos - s->seq_start < PREFETCH_AFTER)
+		return;
+	for (uint32_t r = rg; r < rg + PREFETCH && r < s->rg_hi; r++) {
+		prefetch *free_slot = NULL;
+		bool running = false;
+		for (int i = 0; i < PREFETCH; i++) {
+			if (s->pre[i].active && s->pre[i].rg == r)
+				running = true;
+			else if (!s->pre[i].active && !free_slot)
+				free_slot = &s->pre[i];
+		}
+		if (running || !free_slot)
+			continue;
+		memset(free_slot, 0, sizeof *free_slot);
+		free_slot->rg = r;
+		free_slot->fmt = s->fmt;
+		free_slot->f = s->pf->f;
+		if (pthread_create(&free_slot->th, NULL, prefetch_run, free_slot) == 0)
+			free_slot->active = true;
+	}
+}
+
+/* Waits for the thread rendering rg (UINT32_MAX: for all of them); the
+ * slot whose buffer holds rg, or NULL. */
+static prefetch *prefetch_join(pfs_stream *s, uint32_t rg)
+{
+	prefetch *got = NULL;
+	for (int i = 0; i < PREFETCH; i++) {
+		prefetch *p = &s->pre[i];
+		if (!p->active || (rg != UINT32_MAX && p->rg != rg))
+			continue;
+		if (rg == UINT32_MAX)
+			atomic_store(&p->cancel, true);
+		pthread_join(p->th, NULL);
+		p->active = false;
+		if (p->rg == rg && p->st == PQ_OK && !p->buf.oom)
+			got = p;
+		else
+			pq_buf_free(&p->buf);
+	}
+	return got;
+}
+
 void pfs_stream_free(pfs_stream *s)
 {
 	if (!s)
 		return;
+	prefetch_join(s, UINT32_MAX);
 	if (s->rr)
 		pq_row_reader_free(s->rr);
 	pfs_cache_release(s->fs->cache, s->lo);
@@ -205,8 +288,9 @@ static int seek(pfs_stream *s, uint64_t off)
 		pq_row_reader_free(s->rr);
 		s->rr = NULL;
 	}
+	prefetch_join(s, UINT32_MAX); /* ahead of where the reader was */
 	s->win.len = 0;
-	s->win_off = s->pos = start;
+	s->win_off = s->pos = s->seq_start = start;
 	s->in_hdr = in_hdr;
 	s->cur_rg = rg;
 	s->cur_page = page;
@@ -245,12 +329,31 @@ static int step_rows(pfs_stream *s)
 		return 0;
 	}
 	pq_status st;
+	prefetch *ready = s->rr ? NULL : prefetch_join(s, s->cur_rg);
+	if (ready) {
+		/* the whole row group is ready */
+		s->seg_start = s->pos;
+		pq_buf_append(&s->win, ready->buf.p, ready->buf.len);
+		s->pos += ready->buf.len;
+		pq_buf_free(&ready->buf);
+		if (s->win.oom)
+			return -ENOMEM;
+		uint64_t body = s->pos - s->seg_start;
+		if (s->fmt == PQ_FMT_CSV)
+			record_size(s, PFS_K_RG_CSV, s->cur_rg, 0, 0, s->hdr_len + body);
+		else
+			record_size(s, PFS_K_RG_JSONL, s->cur_rg, 0, 0, body);
+		s->cur_rg++;
+		prefetch_start(s, s->cur_rg);
+		return 0;
+	}
 	if (!s->rr) {
 		st = pq_row_reader_open(s->pf->f, s->cur_rg, s->fmt, &s->rr, &err);
 		if (st != PQ_OK)
 			goto fail;
 		s->seg_start = s->pos;
 		s->seg_whole = true;
+		prefetch_start(s, s->cur_rg + 1);
 	}
 	size_t before = s->win.len;
 	bool done = false;
@@ -315,10 +418,11 @@ static int step_values(pfs_stream *s)
 	return 0;
 }
 
-/* Drops window bytes more than KEEP_BEHIND before off. */
+/* Drops window bytes more than KEEP_BEHIND before off, once they are twice
+ * that many: each byte is moved at most about once. */
 static void trim(pfs_stream *s, uint64_t off)
 {
-	if (off <= s->win_off + KEEP_BEHIND)
+	if (off <= s->win_off + 2 * KEEP_BEHIND)
 		return;
 	uint64_t drop = off - KEEP_BEHIND - s->win_off;
 	if (drop > s->win.len)
@@ -328,9 +432,10 @@ static void trim(pfs_stream *s, uint64_t off)
 	s->win_off += drop;
 }
 
-int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, uint8_t *buf, size_t *got)
+int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **buf, size_t *got)
 {
 	*got = 0;
+	*buf = NULL;
 	int rc = 0;
 	pthread_mutex_lock(&s->lock);
 	if (off < s->win_off || off > s->pos)
@@ -341,10 +446,13 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, uint8_t *buf, size
 	}
 	if (rc == 0 && off < s->pos && off >= s->win_off) {
 		uint64_t avail = s->pos - off;
-		size_t n = avail < size ? (size_t)avail : size;
-		memcpy(buf, s->win.p + (off - s->win_off), n);
-		*got = n;
+		*got = avail < size ? (size_t)avail : size;
+		*buf = s->win.p + (off - s->win_off);
 	}
-	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+void pfs_stream_read_done(pfs_stream *s)
+{
+	pthread_mutex_unlock(&s->lock);
 }

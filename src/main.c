@@ -141,7 +141,8 @@ int main(int argc, char *argv[])
 			goto out_unmount;
 		}
 		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cmd.clone_fd);
-		fuse_loop_cfg_set_max_threads(loop, cmd.max_threads);
+		if (cmd.max_threads > 0 && cmd.max_threads <= 100000) /* else: libfuse's default */
+			fuse_loop_cfg_set_max_threads(loop, cmd.max_threads);
 		fuse_loop_cfg_set_idle_threads(loop, cmd.max_idle_threads);
 		ret = fuse_session_loop_mt(se, loop);
 	}
