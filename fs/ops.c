@@ -413,8 +413,6 @@ static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 	pfs_node *n = h->n;
 	pfs_kind kind = (pfs_kind)n->key.kind;
 	pfs_pf *pf = h->pf;
-	bool size_known = !pfs_kind_is_aggregate(kind) ||
-			  atomic_load(&n->size) != PFS_SIZE_UNKNOWN;
 	int rc = 0;
 	if (kind == PFS_K_FOOTER) {
 		if (!pf->f)
@@ -448,13 +446,15 @@ static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 	}
 	if (rc)
 		return rc;
-	/* An entry whose size the kernel may not know yet is read around the
-	 * page cache (its st_size is 0 until rendered); the rest is cached
-	 * across opens: it cannot change within a file generation. */
-	if (size_known)
-		fi->keep_cache = 1;
-	else
+	/* An aggregate is read around the page cache: its st_size was 0 until
+	 * rendered, and the kernel may still hold that size (the invalidation
+	 * is asynchronous) when this open comes; direct_io reads are not cut
+	 * at st_size. The rest is cached across opens: it cannot change within
+	 * a file generation. */
+	if (pfs_kind_is_aggregate(kind))
 		fi->direct_io = 1;
+	else
+		fi->keep_cache = 1;
 	fi->noflush = 1;
 	return 0;
 }

@@ -7,6 +7,7 @@
  * mounted, messages go to syslog (and stderr in the foreground). */
 #include "config.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,8 @@ int main(int argc, char *argv[])
 		fuse_loop_cfg_set_clone_fd(loop, (unsigned)cmd.clone_fd);
 		if (cmd.max_threads > 0 && cmd.max_threads <= 100000) /* else: libfuse's default */
 			fuse_loop_cfg_set_max_threads(loop, cmd.max_threads);
-		fuse_loop_cfg_set_idle_threads(loop, cmd.max_idle_threads);
+		if (cmd.max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
+			fuse_loop_cfg_set_idle_threads(loop, cmd.max_idle_threads);
 		ret = fuse_session_loop_mt(se, loop);
 	}
 	ret = ret != 0;

@@ -412,8 +412,31 @@ if mount_fs "$M1" -o key_file="$KEYS" "$DATA"; then
 	start=$(date +%s)
 	python3 "$WORK/walk.py" "$M1" "$DATA" "$EXP" || fail "walking the mount (see above)"
 	ok "walk took $(( $(date +%s) - start )) s"
-	# ls -lR agrees with the bytes read now that everything was read once
-	ls -lR "$M1" >/dev/null || fail "ls -lR"
+	# ls -lR (readdirplus) sizes equal the bytes a read returns
+	for f in alltypes_plain.parquet nested_structs.rust.parquet datapage_v2.snappy.parquet; do
+		(cd "$M1/$f" && ls -lR --time-style=+ . ) > "$WORK/lslr" || fail "ls -lR $f"
+		python3 - "$M1/$f" "$WORK/lslr" <<'PY' || fail "ls -lR sizes of $f"
+import os, sys
+root, listing = sys.argv[1], sys.argv[2]
+d, bad = None, 0
+for line in open(listing):
+    line = line.rstrip("\n")
+    if line.endswith(":") and not line.startswith("-"):
+        d = line[:-1]
+        continue
+    f = line.split()
+    if len(f) >= 6 and line.startswith("-"):
+        p = os.path.join(root, d, " ".join(f[5:]))
+        try:
+            n = len(open(p, "rb").read())
+        except OSError:
+            continue  # unreadable entries have their error.txt (checked by the walk)
+        if n != int(f[4]):
+            print(f"FAIL {p}: ls -l says {f[4]}, read {n}")
+            bad += 1
+sys.exit(1 if bad else 0)
+PY
+	done
 	# read-only: every change fails
 	touch "$M1/new" 2>/dev/null && fail "creating a file succeeded"
 	mkdir "$M1/newdir" 2>/dev/null && fail "mkdir succeeded"
