@@ -51,6 +51,10 @@ static int cache_text(pfs_fs *fs, const pfs_key *k, pq_buf *b, pfs_cobj **out)
 		return -ENOMEM;
 	}
 	t->p = pq_buf_take(b, &t->len);
+	/* give back the buffer's slack: the cache counts len bytes */
+	uint8_t *shrunk = t->len ? realloc(t->p, t->len) : NULL;
+	if (shrunk)
+		t->p = shrunk;
 	*out = pfs_cache_put(pfs_cache_for(fs, (pfs_kind)k->kind), k, t, t->len, text_free);
 	return *out ? 0 : -ENOMEM;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <syslog.h>
 
 #include <fuse_lowlevel.h>
@@ -66,6 +67,11 @@ int main(int argc, char *argv[])
 	char msg[1024];
 	int ret = 1;
 
+	/* Big buffers (rendered pages, row groups) come and go on many threads:
+	 * a fixed mmap threshold returns them to the system when freed, so the
+	 * daemon's memory stays near cache_size (glibc would otherwise raise the
+	 * threshold and keep freed buffers in per-thread heaps). */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	memset(&cmd, 0, sizeof cmd);
 	pfs_options_init(&opts);
 	if (pfs_options_parse(&args, &opts) != 0)
