@@ -119,7 +119,7 @@ int main(int argc, char *argv[])
 	}
 	se = fuse_session_new(&args, pfs_ll_ops(), sizeof *pfs_ll_ops(), fs);
 	if (!se) {
-		die_msg("cannot start a FUSE session (bad FUSE option?)");
+		die_msg("cannot start a FUSE session (an unknown or bad -o option?)");
 		goto out_fs;
 	}
 	if (fuse_set_signal_handlers(se) != 0) {
