@@ -234,7 +234,7 @@ int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 	return rc;
 }
 
-static pfs_pf *pf_open(pfs_src *s, uint64_t gen)
+static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen)
 {
 	pfs_pf *pf = calloc(1, sizeof *pf);
 	if (!pf)
@@ -248,7 +248,7 @@ static pfs_pf *pf_open(pfs_src *s, uint64_t gen)
 		pq_fail(&err, PQ_EIO, "%s: cannot open: %s", s->name, strerror(errno));
 	} else {
 		const char *name = s->rel[0] ? s->rel : s->name;
-		if (pq_file_open(pf->fd, (uint64_t)pf->st.st_size, name, NULL, &pf->f, &err) ==
+		if (pq_file_open(pf->fd, (uint64_t)pf->st.st_size, name, fs->keys, &pf->f, &err) ==
 		    PQ_OK) {
 			pf->nrg = pq_file_num_row_groups(pf->f);
 			pf->ncol = pq_file_num_columns(pf->f);
@@ -264,7 +264,6 @@ static pfs_pf *pf_open(pfs_src *s, uint64_t gen)
 
 int pfs_src_pf(pfs_fs *fs, pfs_src *s, uint64_t gen, pfs_pf **out)
 {
-	(void)fs;
 	*out = NULL;
 	pthread_mutex_lock(&s->lock);
 	int rc = 0;
@@ -272,7 +271,7 @@ int pfs_src_pf(pfs_fs *fs, pfs_src *s, uint64_t gen, pfs_pf **out)
 		rc = s->gen ? -ESTALE : -ENOENT;
 	} else {
 		if (!s->pf)
-			s->pf = pf_open(s, gen);
+			s->pf = pf_open(fs, s, gen);
 		if (!s->pf) {
 			rc = -ENOMEM;
 		} else {
