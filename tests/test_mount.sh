@@ -406,6 +406,19 @@ for o in key_file= cache_size= staging= codec= compression_level= row_group_rows
 done
 "$BIN" --version | grep -q "^parquetfs " || fail "--version"
 
+# ---- can this machine mount at all? (containers without the right) --------
+PR=$WORK/probe; mkdir -p "$PR"
+MNTS+=("$PR"); PIDS+=("")
+"$BIN" "$DATA/alltypes_plain.parquet" "$PR" 2>"$WORK/probe.log"
+if ! mountpoint -q "$PR"; then
+	if grep -qi "permission\|not permitted\|device not found\|/dev/fuse" "$WORK/probe.log"; then
+		skip "FUSE mounts are not allowed here: $(head -1 "$WORK/probe.log")"
+	fi
+	fail "probe mount failed: $(head -1 "$WORK/probe.log")"
+else
+	fusermount3 -u "$PR"
+fi
+
 # ---- the tree of every file ----------------------------------------------
 M1=$WORK/m1
 if mount_fs "$M1" -o key_file="$KEYS" "$DATA"; then
