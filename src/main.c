@@ -71,7 +71,7 @@ int main(int argc, char *argv[])
 	 * a fixed mmap threshold returns them to the system when freed, so the
 	 * daemon's memory stays near cache_size (glibc would otherwise raise the
 	 * threshold and keep freed buffers in per-thread heaps). */
-	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	mallopt(M_MMAP_THRESHOLD, 2 << 20);
 	memset(&cmd, 0, sizeof cmd);
 	pfs_options_init(&opts);
 	if (pfs_options_parse(&args, &opts) != 0)
