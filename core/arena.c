@@ -12,12 +12,15 @@ struct pq_arena_block {
 	_Alignas(16) unsigned char data[];
 };
 
-enum { ARENA_BLOCK = 64 * 1024 };
+/* Blocks start small and double: most arenas (a page header list, a small
+ * page) need a few KiB, and caches hold thousands of them. */
+enum { ARENA_FIRST_BLOCK = 2 * 1024, ARENA_BLOCK = 64 * 1024 };
 
 void pq_arena_init(pq_arena *a, size_t limit)
 {
 	a->head = NULL;
 	a->used = 0;
+	a->held = 0;
 	a->limit = limit;
 }
 
@@ -30,7 +33,11 @@ void *pq_arena_alloc(pq_arena *a, size_t size)
 		return NULL;
 	pq_arena_block *b = a->head;
 	if (!b || b->cap - b->off < need) {
-		size_t cap = need > ARENA_BLOCK / 2 ? need : ARENA_BLOCK;
+		size_t cap = !a->head ? ARENA_FIRST_BLOCK : a->head->cap * 2;
+		if (cap > ARENA_BLOCK)
+			cap = ARENA_BLOCK;
+		if (cap < need)
+			cap = need;
 		if (cap > SIZE_MAX - sizeof *b)
 			return NULL;
 		b = malloc(sizeof *b + cap);
@@ -38,6 +45,7 @@ void *pq_arena_alloc(pq_arena *a, size_t size)
 			return NULL;
 		b->cap = cap;
 		b->off = 0;
+		a->held += cap;
 		if (a->head && need > ARENA_BLOCK / 2) {
 			/* Big blocks go behind the current one so its free space stays usable. */
 			b->next = a->head->next;
@@ -79,4 +87,5 @@ void pq_arena_free(pq_arena *a)
 	}
 	a->head = NULL;
 	a->used = 0;
+	a->held = 0;
 }

@@ -17,6 +17,7 @@ typedef struct window {
 	uint8_t *buf;
 	size_t cap, len;
 	uint64_t start; /* file offset of buf[0] */
+	size_t first;   /* size of the first read: about the chunk's size */
 } window;
 
 static pq_status window_load(window *w, uint64_t off, size_t want, pq_error *err)
@@ -70,7 +71,7 @@ static pq_status keep_header_bytes(pq_page_header *h, const uint8_t *raw, size_t
 static pq_status read_header(window *w, uint64_t off, pq_page_header *h, uint32_t *hlen,
 			     pq_arena *arena, pq_error *err)
 {
-	size_t want = 1u << 20;
+	size_t want = w->first;
 	if (off < w->start || off >= w->start + w->len)
 		PQ_TRY(window_load(w, off, want, err));
 	for (;;) {
@@ -114,7 +115,10 @@ pq_status pq_chunk_layout_load(const pq_file *f, uint32_t rg, uint32_t col,
 	l->rg = rg;
 	l->col = col;
 	pq_arena_init(&l->arena, 0);
-	window w = {f, NULL, 0, 0, 0};
+	/* Small chunks are read with one small pread; a header that does not
+	 * fit (a lying range, big statistics) grows the window below. */
+	uint64_t first = len + 4096;
+	window w = {f, NULL, 0, 0, 0, first > (1u << 20) ? (1u << 20) : (size_t)first};
 	size_t cap = 0;
 	pq_page_info *pages = NULL;
 	pq_status st = PQ_OK;

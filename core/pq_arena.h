@@ -11,6 +11,7 @@ typedef struct pq_arena_block pq_arena_block;
 typedef struct pq_arena {
 	pq_arena_block *head;
 	size_t used;  /* bytes handed out, for limits and accounting */
+	size_t held;  /* bytes of blocks held (what the arena costs) */
 	size_t limit; /* 0: no limit */
 } pq_arena;
 
@@ -21,5 +22,7 @@ void *pq_arena_alloc(pq_arena *a, size_t size);
 void *pq_arena_calloc(pq_arena *a, size_t n, size_t size);
 void *pq_arena_memdup(pq_arena *a, const void *p, size_t n);
 void pq_arena_free(pq_arena *a);
+/* Memory the arena holds, for caches that count what they keep. */
+static inline size_t pq_arena_footprint(const pq_arena *a) { return a->held; }
 
 #endif

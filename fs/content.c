@@ -71,7 +71,7 @@ int pfs_layout_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pfs_cobj *
 	pq_status st = pq_chunk_layout_load(pf->f, rg, col, &l, err);
 	if (st != PQ_OK)
 		return -pfs_status_to_errno(st);
-	*out = pfs_cache_put(fs->meta, &k, l, pfs_arena_bytes(&l->arena) + sizeof *l, layout_free);
+	*out = pfs_cache_put(fs->meta, &k, l, pq_arena_footprint(&l->arena) + sizeof *l, layout_free);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -112,7 +112,7 @@ static int page_get(pfs_fs *fs, pfs_pf *pf, pfs_cobj *lo, uint32_t rg, uint32_t 
 		rc = -pfs_status_to_errno(st);
 		goto out;
 	}
-	*out = pfs_cache_put(fs->cache, &k, pd, pfs_arena_bytes(&pd->arena) + sizeof *pd,
+	*out = pfs_cache_put(fs->cache, &k, pd, pq_arena_footprint(&pd->arena) + sizeof *pd,
 			     page_free);
 	rc = *out ? 0 : -ENOMEM;
 out:

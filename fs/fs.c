@@ -91,9 +91,3 @@ pfs_cache *pfs_cache_for(pfs_fs *fs, pfs_kind kind)
 	}
 }
 
-size_t pfs_arena_bytes(const pq_arena *a)
-{
-	/* core's arenas allocate 64 KiB blocks (larger objects alone) */
-	const size_t block = 64 * 1024;
-	return (a->used + block - 1) / block * block;
-}

@@ -209,7 +209,6 @@ void pfs_cache_release(pfs_cache *c, pfs_cobj *e);
 /* The pool for objects of a kind. */
 pfs_cache *pfs_cache_for(pfs_fs *fs, pfs_kind kind);
 /* Memory an arena holds (its blocks), for cache accounting. */
-size_t pfs_arena_bytes(const pq_arena *a);
 void *pfs_cobj_obj(const pfs_cobj *e);
 /* Evicts every entry of a generation (a file that changed). */
 void pfs_cache_drop_gen(pfs_cache *c, uint64_t gen);
