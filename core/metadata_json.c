@@ -6,6 +6,7 @@
 
 #define PQ_METADATA_CODEC_INTERNAL
 #include "metadata_internal.h"
+#include "pq_render.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,124 +15,14 @@
 
 /* ---- Strings ---------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 with *skip set to
- * the maximal ill-formed subpart, which becomes one U+FFFD (the Unicode
- * "maximal subpart" practice, as WHATWG decoders do). */
-static size_t utf8_next(const uint8_t *p, size_t n, size_t *skip)
-{
-	uint8_t b = p[0];
-	if (b < 0x80)
-		return 1;
-	size_t len;
-	uint8_t lo = 0x80, hi = 0xbf;
-	if (b >= 0xc2 && b <= 0xdf) {
-		len = 2;
-	} else if (b == 0xe0) {
-		len = 3;
-		lo = 0xa0; /* no overlongs */
-	} else if ((b >= 0xe1 && b <= 0xec) || b == 0xee || b == 0xef) {
-		len = 3;
-	} else if (b == 0xed) {
-		len = 3;
-		hi = 0x9f; /* no surrogates */
-	} else if (b == 0xf0) {
-		len = 4;
-		lo = 0x90;
-	} else if (b >= 0xf1 && b <= 0xf3) {
-		len = 4;
-	} else if (b == 0xf4) {
-		len = 4;
-		hi = 0x8f; /* nothing above U+10FFFF */
-	} else {
-		*skip = 1;
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		uint8_t l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xbf;
-		if (i >= n || p[i] < l || p[i] > h) {
-			*skip = i;
-			return 0;
-		}
-	}
-	return len;
-}
-
-bool pq_utf8_valid(const uint8_t *p, size_t n)
-{
-	size_t i = 0, skip;
-	while (i < n) {
-		size_t k = utf8_next(p + i, n - i, &skip);
-		if (!k)
-			return false;
-		i += k;
-	}
-	return true;
-}
-
-void pq_json_string(pq_buf *out, const uint8_t *p, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	pq_buf_putc(out, '"');
-	size_t i = 0, run = 0; /* run: bytes since i to copy verbatim */
-	while (i + run < n) {
-		size_t at = i + run, skip = 0;
-		uint8_t c = p[at];
-		size_t k = utf8_next(p + at, n - at, &skip);
-		if (k && c >= 0x20 && c != '"' && c != '\\') {
-			run += k;
-			continue;
-		}
-		pq_buf_append(out, p + i, run);
-		if (!k) {
-			pq_buf_puts(out, "\xef\xbf\xbd");
-			i = at + skip;
-		} else {
-			switch (c) {
-			case '"': pq_buf_puts(out, "\\\""); break;
-			case '\\': pq_buf_puts(out, "\\\\"); break;
-			case '\n': pq_buf_puts(out, "\\n"); break;
-			case '\r': pq_buf_puts(out, "\\r"); break;
-			case '\t': pq_buf_puts(out, "\\t"); break;
-			case '\b': pq_buf_puts(out, "\\b"); break;
-			case '\f': pq_buf_puts(out, "\\f"); break;
-			default: {
-				char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-				pq_buf_append(out, u, sizeof u);
-			}
-			}
-			i = at + 1;
-		}
-		run = 0;
-	}
-	pq_buf_append(out, p + i, run);
-	pq_buf_putc(out, '"');
-}
-
-/* interface.md "Rendering values": binary is text only without these. */
-static bool binary_is_text(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint8_t c = p[i];
-		if (c <= 0x08 || c == 0x0b || c == 0x0c || (c >= 0x0e && c <= 0x1f) || c == 0x7f)
-			return false;
-	}
-	return pq_utf8_valid(p, n);
-}
-
+/* Text and the binary rule are value rendering's (core/render_text.c). */
 void pq_json_binary_default(const pq_json_binary_info *info, pq_bytes value, pq_buf *out)
 {
-	static const char hex[] = "0123456789abcdef";
 	const uint8_t *p = value.p ? value.p : (const uint8_t *)"";
-	if ((info && info->is_string) || binary_is_text(p, value.n)) {
-		pq_json_string(out, p, value.n);
-		return;
-	}
-	pq_buf_puts(out, "\"0x");
-	for (size_t i = 0; i < value.n; i++) {
-		pq_buf_putc(out, hex[p[i] >> 4]);
-		pq_buf_putc(out, hex[p[i] & 15]);
-	}
-	pq_buf_putc(out, '"');
+	if (info && info->is_string)
+		pq_render_json_string(p, value.n, out);
+	else
+		pq_render_binary(p, value.n, PQ_MODE_JSON, out);
 }
 
 /* ---- Values ----------------------------------------------------------- */

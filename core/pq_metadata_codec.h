@@ -77,12 +77,6 @@ void pq_metadata_json(pq_struct_kind kind, const void *in, const pq_json_hooks *
  * string when it is valid UTF-8 with no byte in 0x00-0x08, 0x0B, 0x0C,
  * 0x0E-0x1F or 0x7F, else the string "0x" + lowercase hex. */
 void pq_json_binary_default(const pq_json_binary_info *info, pq_bytes value, pq_buf *out);
-/* Appends bytes as a JSON string (RFC 8259): `"` and `\` escaped, bytes
- * below 0x20 as \n \r \t \b \f or \u00xx (lowercase hex), invalid UTF-8
- * sequences as U+FFFD, everything else verbatim. */
-void pq_json_string(pq_buf *out, const uint8_t *p, size_t n);
-/* True when p[0..n) is valid UTF-8 (no overlongs, surrogates, > U+10FFFF). */
-bool pq_utf8_valid(const uint8_t *p, size_t n);
 
 /* ---- Enum names ------------------------------------------------------- */
 

@@ -14,6 +14,7 @@
 #include "pq_footer.h"
 #include "pq_metadata.h"
 #include "pq_metadata_codec.h"
+#include "pq_render.h"
 
 #define ARR(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
 
@@ -528,14 +529,14 @@ START_TEST(test_json_string_escapes)
 	/* Truncated and overlong sequences, a surrogate, U+10FFFF, DEL. */
 	const uint8_t s[] = {'x', 0xe2, 0x82, 'y', 0xc0, 0xaf, 0xed, 0xa0, 0x80,
 			     0xf4, 0x8f, 0xbf, 0xbf, 0x7f, 0x1f, 0xe2, 0x82};
-	pq_json_string(&b, s, sizeof s);
+	pq_render_json_string(s, sizeof s, &b);
 	pq_buf_putc(&b, '\0');
 	ck_assert_str_eq((const char *)b.p,
 			 "\"x\xef\xbf\xbdy\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
 			 "\xf4\x8f\xbf\xbf\x7f\\u001f\xef\xbf\xbd\"");
-	ck_assert(pq_utf8_valid((const uint8_t *)"\xf4\x8f\xbf\xbf", 4));
-	ck_assert(!pq_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4));
-	ck_assert(!pq_utf8_valid((const uint8_t *)"\xe0\x80\x80", 3));
+	ck_assert(pq_utf8_first_invalid((const uint8_t *)"\xf4\x8f\xbf\xbf", 4) == 4);
+	ck_assert(pq_utf8_first_invalid((const uint8_t *)"\xf4\x90\x80\x80", 4) != 4);
+	ck_assert(pq_utf8_first_invalid((const uint8_t *)"\xe0\x80\x80", 3) != 3);
 	pq_buf_free(&b);
 }
 END_TEST
