@@ -30,6 +30,9 @@ struct pq_file {
 /* Reads a column's decoded chunk metadata or fails with a message. */
 pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col,
 				     const pq_column_meta_data **out, pq_error *err);
+/* A statistics or page-index bound rendered with the column's type,
+ * values.txt-escaped; hex when the bytes do not fit the type. */
+void pq_text_bound(pq_buf *out, const pq_leaf *leaf, pq_bytes b);
 /* "row group 1, column a.b" for messages. */
 void pq_file_where(const pq_file *f, uint32_t rg, uint32_t col, char *buf, size_t len);
 

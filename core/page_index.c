@@ -54,15 +54,6 @@ static pq_status read_struct(const pq_file *f, pq_struct_kind kind, int64_t off,
 	return PQ_OK;
 }
 
-static void put_bound(pq_buf *out, const pq_leaf *leaf, pq_bytes b)
-{
-	if (!pq_render_plain_bytes(&leaf->render, b.p, b.n, PQ_MODE_VALUES, out)) {
-		pq_buf_puts(out, "0x");
-		for (size_t i = 0; i < b.n; i++)
-			pq_buf_printf(out, "%02x", b.p[i]);
-	}
-}
-
 pq_status pq_text_column_index(const pq_file *f, uint32_t rg, uint32_t col, pq_buf *out,
 			       pq_error *err)
 {
@@ -93,9 +84,9 @@ pq_status pq_text_column_index(const pq_file *f, uint32_t rg, uint32_t col, pq_b
 				if (ci.null_pages.v[i])
 					pq_buf_puts(out, "\\N\t\\N");
 				else {
-					put_bound(out, leaf, ci.min_values.v[i]);
+					pq_text_bound(out, leaf, ci.min_values.v[i]);
 					pq_buf_putc(out, '\t');
-					put_bound(out, leaf, ci.max_values.v[i]);
+					pq_text_bound(out, leaf, ci.max_values.v[i]);
 				}
 				if (ci.has_null_counts)
 					pq_buf_printf(out, "\t%" PRId64, ci.null_counts.v[i]);

@@ -40,43 +40,36 @@ static void put_kv_list(pq_buf *out, const char *indent, const pq_key_value *kv,
 	}
 }
 
-/* A statistics bound: rendered per the column's type, else hex. */
-static void put_bound(pq_buf *out, const pq_leaf *leaf, pq_bytes b)
+void pq_text_bound(pq_buf *out, const pq_leaf *leaf, pq_bytes b)
 {
-	if (!leaf || !pq_render_plain_bytes(&leaf->render, b.p, b.n, PQ_MODE_VALUES, out)) {
-		pq_buf_puts(out, "0x");
-		for (size_t i = 0; i < b.n; i++)
-			pq_buf_printf(out, "%02x", b.p[i]);
-	}
+	if (!leaf || !pq_render_plain_bytes(&leaf->render, b.p, b.n, PQ_MODE_VALUES, out))
+		pq_render_hex(b.p, b.n, PQ_MODE_VALUES, out);
 }
 
 static void put_statistics(pq_buf *out, const char *indent, const pq_leaf *leaf,
 			   const pq_statistics *s)
 {
-	if (s->has_min_value) {
-		pq_buf_printf(out, "%smin_value: ", indent);
-		put_bound(out, leaf, s->min_value);
-		pq_buf_putc(out, '\n');
-	}
-	if (s->has_max_value) {
-		pq_buf_printf(out, "%smax_value: ", indent);
-		put_bound(out, leaf, s->max_value);
+	const struct {
+		const char *label;
+		bool has;
+		pq_bytes value;
+	} bounds[] = {
+		{"min_value", s->has_min_value, s->min_value},
+		{"max_value", s->has_max_value, s->max_value},
+		{"min (deprecated)", s->has_min, s->min},
+		{"max (deprecated)", s->has_max, s->max},
+	};
+	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+		if (!bounds[i].has)
+			continue;
+		pq_buf_printf(out, "%s%s: ", indent, bounds[i].label);
+		pq_text_bound(out, leaf, bounds[i].value);
 		pq_buf_putc(out, '\n');
 	}
 	if (s->has_is_min_value_exact)
 		pq_buf_printf(out, "%sis_min_value_exact: %s\n", indent, s->is_min_value_exact ? "true" : "false");
 	if (s->has_is_max_value_exact)
 		pq_buf_printf(out, "%sis_max_value_exact: %s\n", indent, s->is_max_value_exact ? "true" : "false");
-	if (s->has_min) {
-		pq_buf_printf(out, "%smin (deprecated): ", indent);
-		put_bound(out, leaf, s->min);
-		pq_buf_putc(out, '\n');
-	}
-	if (s->has_max) {
-		pq_buf_printf(out, "%smax (deprecated): ", indent);
-		put_bound(out, leaf, s->max);
-		pq_buf_putc(out, '\n');
-	}
 	if (s->has_null_count)
 		pq_buf_printf(out, "%snull_count: %" PRId64 "\n", indent, s->null_count);
 	if (s->has_distinct_count)
