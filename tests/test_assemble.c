@@ -10,54 +10,18 @@
 
 #include "pq_assemble.h"
 #include "pq_schema.h"
+#include "schema_builder.h"
 
 /* ---- schemas ------------------------------------------------------------ */
 
-#define MAXEL 64
-typedef struct els {
-	pq_schema_element v[MAXEL];
-	uint32_t n;
-} els;
-
-static pq_schema_element *add(els *e, const char *name, int rep)
+/* A BYTE_ARRAY leaf here is a STRING: the rows render as text. */
+static pq_schema_element *prim_s(els *e, const char *name, int rep, int type)
 {
-	ck_assert_uint_lt(e->n, MAXEL);
-	pq_schema_element *x = &e->v[e->n++];
-	memset(x, 0, sizeof *x);
-	x->name.p = (const uint8_t *)name;
-	x->name.n = strlen(name);
-	if (rep >= 0) {
-		x->has_repetition_type = true;
-		x->repetition_type = rep;
-	}
-	return x;
-}
-
-static pq_schema_element *grp(els *e, const char *name, int rep, int nchildren)
-{
-	pq_schema_element *x = add(e, name, rep);
-	x->has_num_children = true;
-	x->num_children = nchildren;
-	return x;
-}
-
-static pq_schema_element *prim(els *e, const char *name, int rep, int type)
-{
-	pq_schema_element *x = add(e, name, rep);
-	x->has_type = true;
-	x->type = type;
-	if (type == PQ_BYTE_ARRAY) { /* STRING */
+	pq_schema_element *x = prim(e, name, rep, type);
+	if (type == PQ_BYTE_ARRAY) {
 		x->has_logicalType = x->logicalType.has_STRING = true;
-		x->has_converted_type = true;
-		x->converted_type = PQ_CT_UTF8;
+		conv(x, PQ_CT_UTF8);
 	}
-	return x;
-}
-
-static pq_schema_element *annotate(pq_schema_element *x, int ct)
-{
-	x->has_converted_type = true;
-	x->converted_type = ct;
 	return x;
 }
 
@@ -229,15 +193,15 @@ static pq_schema *document_schema(void)
 {
 	els e = {.n = 0};
 	grp(&e, "Document", -1, 3);
-	prim(&e, "DocId", PQ_REQUIRED, PQ_INT64);
+	prim_s(&e, "DocId", PQ_REQUIRED, PQ_INT64);
 	grp(&e, "Links", PQ_OPTIONAL, 2);
-	prim(&e, "Backward", PQ_REPEATED, PQ_INT64);
-	prim(&e, "Forward", PQ_REPEATED, PQ_INT64);
+	prim_s(&e, "Backward", PQ_REPEATED, PQ_INT64);
+	prim_s(&e, "Forward", PQ_REPEATED, PQ_INT64);
 	grp(&e, "Name", PQ_REPEATED, 2);
 	grp(&e, "Language", PQ_REPEATED, 2);
-	prim(&e, "Code", PQ_REQUIRED, PQ_BYTE_ARRAY);
-	prim(&e, "Country", PQ_OPTIONAL, PQ_BYTE_ARRAY);
-	prim(&e, "Url", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+	prim_s(&e, "Code", PQ_REQUIRED, PQ_BYTE_ARRAY);
+	prim_s(&e, "Country", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+	prim_s(&e, "Url", PQ_OPTIONAL, PQ_BYTE_ARRAY);
 	return build(&e);
 }
 
@@ -302,10 +266,10 @@ START_TEST(test_list_cases)
 {
 	els e = {.n = 0};
 	grp(&e, "m", -1, 2);
-	prim(&e, "id", PQ_REQUIRED, PQ_INT32);
-	annotate(grp(&e, "l", PQ_OPTIONAL, 1), PQ_CT_LIST);
+	prim_s(&e, "id", PQ_REQUIRED, PQ_INT32);
+	conv(grp(&e, "l", PQ_OPTIONAL, 1), PQ_CT_LIST);
 	grp(&e, "list", PQ_REPEATED, 1);
-	prim(&e, "element", PQ_OPTIONAL, PQ_INT32);
+	prim_s(&e, "element", PQ_OPTIONAL, PQ_INT32);
 	pq_schema *s = build(&e);
 	col c[2];
 	col_int32s(&c[0], "0:0 0:0 0:0 0:0 0:0", 0, 0, (int32_t[]){1, 2, 3, 4, 5});
@@ -326,11 +290,11 @@ START_TEST(test_legacy_lists)
 {
 	els e = {.n = 0};
 	grp(&e, "m", -1, 2);
-	annotate(grp(&e, "r1", PQ_OPTIONAL, 1), PQ_CT_LIST);
-	prim(&e, "element", PQ_REPEATED, PQ_INT32);
-	annotate(grp(&e, "a", PQ_REQUIRED, 1), PQ_CT_LIST);
-	annotate(grp(&e, "array", PQ_REPEATED, 1), PQ_CT_LIST);
-	prim(&e, "array", PQ_REPEATED, PQ_INT32);
+	conv(grp(&e, "r1", PQ_OPTIONAL, 1), PQ_CT_LIST);
+	prim_s(&e, "element", PQ_REPEATED, PQ_INT32);
+	conv(grp(&e, "a", PQ_REQUIRED, 1), PQ_CT_LIST);
+	conv(grp(&e, "array", PQ_REPEATED, 1), PQ_CT_LIST);
+	prim_s(&e, "array", PQ_REPEATED, PQ_INT32);
 	pq_schema *s = build(&e);
 	col c[2];
 	/* r1: [7,8]  null  [] */
@@ -351,11 +315,11 @@ START_TEST(test_repeated_fields)
 {
 	els e = {.n = 0};
 	grp(&e, "m", -1, 2);
-	prim(&e, "x", PQ_REPEATED, PQ_INT32);
+	prim_s(&e, "x", PQ_REPEATED, PQ_INT32);
 	grp(&e, "p", PQ_OPTIONAL, 1);
 	grp(&e, "phone", PQ_REPEATED, 2);
-	prim(&e, "number", PQ_REQUIRED, PQ_INT64);
-	prim(&e, "kind", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+	prim_s(&e, "number", PQ_REQUIRED, PQ_INT64);
+	prim_s(&e, "kind", PQ_OPTIONAL, PQ_BYTE_ARRAY);
 	pq_schema *s = build(&e);
 	col c[3];
 	col_int32s(&c[0], "0:1 1:1 0:0 0:1", 1, 1, (int32_t[]){0, 1, 9});
@@ -380,18 +344,18 @@ START_TEST(test_map_cases)
 {
 	els e = {.n = 0};
 	grp(&e, "m", -1, 3);
-	annotate(grp(&e, "mp", PQ_OPTIONAL, 1), PQ_CT_MAP);
+	conv(grp(&e, "mp", PQ_OPTIONAL, 1), PQ_CT_MAP);
 	grp(&e, "key_value", PQ_REPEATED, 2);
-	prim(&e, "key", PQ_REQUIRED, PQ_BYTE_ARRAY);
-	prim(&e, "value", PQ_OPTIONAL, PQ_INT32);
+	prim_s(&e, "key", PQ_REQUIRED, PQ_BYTE_ARRAY);
+	prim_s(&e, "value", PQ_OPTIONAL, PQ_INT32);
 	/* int keys, no value column (map_no_value.parquet) */
-	annotate(grp(&e, "keys", PQ_REQUIRED, 1), PQ_CT_MAP);
+	conv(grp(&e, "keys", PQ_REQUIRED, 1), PQ_CT_MAP);
 	grp(&e, "key_value", PQ_REPEATED, 1);
-	prim(&e, "key", PQ_REQUIRED, PQ_INT32);
+	prim_s(&e, "key", PQ_REQUIRED, PQ_INT32);
 	/* nullable keys (incorrect_map_schema.parquet) */
-	annotate(grp(&e, "nk", PQ_OPTIONAL, 1), PQ_CT_MAP);
+	conv(grp(&e, "nk", PQ_OPTIONAL, 1), PQ_CT_MAP);
 	grp(&e, "key_value", PQ_REPEATED, 1);
-	prim(&e, "key", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+	prim_s(&e, "key", PQ_OPTIONAL, PQ_BYTE_ARRAY);
 	pq_schema *s = build(&e);
 	col c[4];
 	/* {"a":1,"b":null}  {}  null  {"a":5,"a":6} (duplicates kept)  {"q\"\n":7} */
@@ -417,11 +381,11 @@ START_TEST(test_map_nested_key)
 {
 	els e = {.n = 0};
 	grp(&e, "m", -1, 1);
-	annotate(grp(&e, "mp", PQ_REQUIRED, 1), PQ_CT_MAP);
+	conv(grp(&e, "mp", PQ_REQUIRED, 1), PQ_CT_MAP);
 	grp(&e, "key_value", PQ_REPEATED, 2);
 	grp(&e, "key", PQ_REQUIRED, 1);
-	prim(&e, "k", PQ_OPTIONAL, PQ_INT32);
-	prim(&e, "value", PQ_REQUIRED, PQ_INT32);
+	prim_s(&e, "k", PQ_OPTIONAL, PQ_INT32);
+	prim_s(&e, "value", PQ_REQUIRED, PQ_INT32);
 	pq_schema *s = build(&e);
 	col c[2];
 	col_int32s(&c[0], "0:2 1:1", 2, 1, (int32_t[]){3});
@@ -438,8 +402,8 @@ START_TEST(test_row_count_mismatch)
 {
 	els e = {.n = 0};
 	grp(&e, "m", -1, 2);
-	prim(&e, "a", PQ_REQUIRED, PQ_INT32);
-	prim(&e, "b", PQ_OPTIONAL, PQ_INT32);
+	prim_s(&e, "a", PQ_REQUIRED, PQ_INT32);
+	prim_s(&e, "b", PQ_OPTIONAL, PQ_INT32);
 	pq_schema *s = build(&e);
 	col c[2];
 	col_int32s(&c[0], "0:0 0:0 0:0", 0, 0, (int32_t[]){1, 2, 3});
@@ -520,7 +484,7 @@ START_TEST(test_hostile_values)
 {
 	els e = {.n = 0};
 	grp(&e, "m", -1, 1);
-	prim(&e, "a", PQ_OPTIONAL, PQ_INT32);
+	prim_s(&e, "a", PQ_OPTIONAL, PQ_INT32);
 	pq_schema *s = build(&e);
 	col c[1];
 	/* fewer values than defined slots */
@@ -553,7 +517,7 @@ START_TEST(test_static_batch)
 {
 	els e = {.n = 0};
 	grp(&e, "m", -1, 1);
-	prim(&e, "a,b", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+	prim_s(&e, "a,b", PQ_OPTIONAL, PQ_BYTE_ARRAY);
 	pq_schema *s = build(&e);
 	static const uint16_t def[] = {1, 0, 1};
 	pq_bytes v[] = {{(const uint8_t *)"", 0}, {(const uint8_t *)"x\"y", 3}};
@@ -599,9 +563,9 @@ START_TEST(test_values_levels_txt)
 {
 	els e = {.n = 0};
 	grp(&e, "m", -1, 2);
-	annotate(grp(&e, "l", PQ_OPTIONAL, 1), PQ_CT_LIST);
-	prim(&e, "s", PQ_REPEATED, PQ_BYTE_ARRAY);
-	prim(&e, "n", PQ_REQUIRED, PQ_INT64);
+	conv(grp(&e, "l", PQ_OPTIONAL, 1), PQ_CT_LIST);
+	prim_s(&e, "s", PQ_REPEATED, PQ_BYTE_ARRAY);
+	prim_s(&e, "n", PQ_REQUIRED, PQ_INT64);
 	pq_schema *s = build(&e);
 	const pq_leaf *lf = pq_schema_leaf(s, 0);
 	ck_assert_uint_eq(lf->max_def, 2);
