@@ -22,32 +22,30 @@ struct pq_row_reader {
 	pq_row_format fmt;
 	leaf_stream *streams;
 	pq_leaf_cursor *cursors;
-	uint64_t rows_left; /* rows the row group says it has */
 	bool done;
 };
 
 static pq_status stream_next(void *ctx, pq_leaf_cursor *c, pq_error *err)
 {
 	leaf_stream *s = ctx;
-	if (s->page) {
-		pq_page_data_unref(s->page);
-		s->page = NULL;
-	}
 	c->nslots = c->pos = c->vpos = 0;
 	c->rep = c->def = NULL;
-	if (s->next_page >= s->layout->num_pages)
-		return PQ_OK;
-	if (!s->dict && s->layout->dict)
-		PQ_TRY(pq_page_decode(s->f, s->layout, s->layout->dict, NULL, &s->dict, err));
-	const pq_page_info *pi = &s->layout->pages[s->next_page++];
-	PQ_TRY(pq_page_decode(s->f, s->layout, pi, s->dict, &s->page, err));
-	c->nslots = s->page->nslots;
-	c->rep = s->page->rep;
-	c->def = s->page->def;
-	c->vals = s->page->values;
-	/* A page without slots is legal (empty v2 pages): move on. */
-	if (c->nslots == 0)
-		return stream_next(ctx, c, err);
+	/* Pages without slots are legal (empty v2 pages): a loop, not recursion,
+	 * so a file of thousands of them cannot exhaust the stack. */
+	while (c->nslots == 0 && s->next_page < s->layout->num_pages) {
+		if (s->page) {
+			pq_page_data_unref(s->page);
+			s->page = NULL;
+		}
+		if (!s->dict && s->layout->dict)
+			PQ_TRY(pq_page_decode(s->f, s->layout, s->layout->dict, NULL, &s->dict, err));
+		const pq_page_info *pi = &s->layout->pages[s->next_page++];
+		PQ_TRY(pq_page_decode(s->f, s->layout, pi, s->dict, &s->page, err));
+		c->nslots = s->page->nslots;
+		c->rep = s->page->rep;
+		c->def = s->page->def;
+		c->vals = s->page->values;
+	}
 	return PQ_OK;
 }
 
@@ -62,7 +60,6 @@ pq_status pq_row_reader_open(const pq_file *f, uint32_t rg, pq_row_format fmt,
 	r->rg = rg;
 	r->fmt = fmt;
 	r->ncols = f->num_columns;
-	r->rows_left = (uint64_t)f->md.row_groups.v[rg].num_rows;
 	r->streams = calloc(r->ncols ? r->ncols : 1, sizeof *r->streams);
 	r->cursors = calloc(r->ncols ? r->ncols : 1, sizeof *r->cursors);
 	pq_status st = r->streams && r->cursors ? PQ_OK
