@@ -186,7 +186,7 @@ def yield_entry(fdir, p, r):
     stats["bytes"] += len(data)
     if aggregate(r):
         # size known after a full read: the kernel is told asynchronously
-        for _ in range(40):
+        for _ in range(200):
             if os.stat(p).st_size == len(data):
                 break
             time.sleep(0.05)
