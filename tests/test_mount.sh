@@ -573,5 +573,10 @@ fi
 if grep -q "AddressSanitizer\|runtime error" "$WORK/daemon.log" 2>/dev/null; then
 	fail "sanitizer reports in the daemon log:"; head -30 "$WORK/daemon.log"
 fi
+if [ $FAILS -ne 0 ]; then
+	echo "--- the daemons' log (last lines):"
+	tail -25 "$WORK/daemon.log" 2>/dev/null | sed 's/^/daemon: /'
+fi
+[ -n "${PFS_TEST_KEEP_LOG:-}" ] && cp "$WORK/daemon.log" "$PFS_TEST_KEEP_LOG"
 [ $FAILS -eq 0 ] && echo "PASS" || echo "$FAILS failure(s)"
 [ $FAILS -eq 0 ]
