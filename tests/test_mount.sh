@@ -72,8 +72,17 @@ mount_fs() {
 }
 
 umount_fs() {
-	local m=$1 i
-	fusermount3 -u "$m" || fail "fusermount3 -u $m"
+	local m=$1 i gone=0
+	# EBUSY can be transient (a process elsewhere on the machine walking
+	# /tmp, a close not yet finished): retry before calling it a failure.
+	for i in $(seq 20); do
+		if fusermount3 -u "$m" 2>"$WORK/umount.err" || ! mountpoint -q "$m"; then
+			gone=1
+			break
+		fi
+		sleep 0.5
+	done
+	[ $gone = 1 ] || fail "fusermount3 -u $m for 10 s: $(cat "$WORK/umount.err")"
 	for i in "${!MNTS[@]}"; do
 		[ "${MNTS[$i]}" = "$m" ] && { wait "${PIDS[$i]}" 2>/dev/null; PIDS[$i]=""; }
 	done
@@ -561,7 +570,7 @@ if [ "$(id -u)" = 0 ] && command -v mount.fuse3 >/dev/null; then
 	MNTS+=("$M7"); PIDS+=("")
 	if timeout 20 mount -t fuse -o noauto,nofail,cache_size=64M "$BIN#$DATA" "$M7" 2>"$WORK/fstab.log"; then
 		[ -d "$M7/alltypes_plain.parquet/columns" ] || fail "mount -t fuse: tree"
-		fusermount3 -u "$M7" || fail "unmounting the fstab mount"
+		umount_fs "$M7"
 		ok "mount -t fuse (fstab)"
 	else
 		fail "mount -t fuse $BIN#$DATA: $(cat "$WORK/fstab.log")"
