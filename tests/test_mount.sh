@@ -71,6 +71,15 @@ mount_fs() {
 	return 1
 }
 
+# Processes with their cwd or an open file under mount point $1.
+holders() {
+	local p
+	for p in /proc/[0-9]*; do
+		{ readlink "$p/cwd"; ls -l "$p/fd" 2>/dev/null; } 2>/dev/null | grep -q "$1" &&
+			printf '%s ' "${p#/proc/}:$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-60)"
+	done
+}
+
 umount_fs() {
 	local m=$1 i gone=0
 	# EBUSY can be transient (a process elsewhere on the machine walking
@@ -82,7 +91,7 @@ umount_fs() {
 		fi
 		sleep 0.5
 	done
-	[ $gone = 1 ] || fail "fusermount3 -u $m for 10 s: $(cat "$WORK/umount.err")"
+	[ $gone = 1 ] || fail "fusermount3 -u $m for 10 s: $(cat "$WORK/umount.err"); held by: $(holders "$m")"
 	for i in "${!MNTS[@]}"; do
 		[ "${MNTS[$i]}" = "$m" ] && { wait "${PIDS[$i]}" 2>/dev/null; PIDS[$i]=""; }
 	done
