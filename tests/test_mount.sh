@@ -91,9 +91,15 @@ umount_fs() {
 		fi
 		sleep 0.5
 	done
-	[ $gone = 1 ] || fail "fusermount3 -u $m for 10 s: $(cat "$WORK/umount.err"); held by: $(holders "$m")"
+	if [ $gone = 0 ]; then
+		fail "fusermount3 -u $m for 10 s: $(cat "$WORK/umount.err"); held by: $(holders "$m")"
+		fusermount3 -uz "$m" 2>/dev/null # detach, so the test goes on
+	fi
 	for i in "${!MNTS[@]}"; do
-		[ "${MNTS[$i]}" = "$m" ] && { wait "${PIDS[$i]}" 2>/dev/null; PIDS[$i]=""; }
+		[ "${MNTS[$i]}" = "$m" ] && [ -n "${PIDS[$i]}" ] || continue
+		[ $gone = 1 ] || kill "${PIDS[$i]}" 2>/dev/null
+		wait "${PIDS[$i]}" 2>/dev/null
+		PIDS[$i]=""
 	done
 }
 
