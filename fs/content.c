@@ -343,6 +343,24 @@ void pfs_node_set_size(pfs_fs *fs, pfs_node *n, uint64_t size)
 		pfs_notify_inode(fs->notify, n->ino);
 }
 
+/* A data page's levels.txt size from its header alone (ls -l of every
+ * page would otherwise decode every page). */
+static bool levels_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k,
+			uint64_t *size)
+{
+	pfs_cobj *lo = layout;
+	pq_error err;
+	if (!lo && pfs_layout_get(fs, pf, k->rg, k->col, &lo, &err) != 0)
+		return false;
+	const pq_page_info *pi = pfs_layout_page(pfs_cobj_obj(lo), k->page);
+	bool ok = pi &&
+		  (pi->header.type == PQ_PAGE_DATA || pi->header.type == PQ_PAGE_DATA_V2) &&
+		  pq_page_levels_size(pf->f, k->col, pi, size);
+	if (!layout)
+		pfs_cache_release(fs->cache, lo);
+	return ok;
+}
+
 /* Size of a whole-text entry: render it (once; the text stays cached).
  * layout: the chunk's, when the caller holds it. */
 static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, pfs_node *n, uint64_t *size)
@@ -350,6 +368,10 @@ static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, pfs_node *n, uint
 	uint64_t sz = atomic_load(&n->size);
 	if (sz != PFS_SIZE_UNKNOWN) {
 		*size = sz;
+		return 0;
+	}
+	if (n->key.kind == PFS_K_PAGE_LEVELS && pf->f && levels_size(fs, pf, layout, &n->key, size)) {
+		atomic_store(&n->size, *size);
 		return 0;
 	}
 	pfs_cobj *t;
