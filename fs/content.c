@@ -295,6 +295,28 @@ int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pf
 	return cache_text(fs, k, &b, out);
 }
 
+int pfs_page_render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pq_buf *out)
+{
+	pfs_cobj *t = pfs_cache_get(pfs_cache_for(fs, (pfs_kind)k->kind), k);
+	if (t) {
+		const pfs_text *tx = pfs_cobj_obj(t);
+		pq_buf_append(out, tx->p, tx->len);
+		pfs_cache_release(fs->cache, t);
+		return out->oom ? -ENOMEM : 0;
+	}
+	size_t mark = out->len;
+	pq_error err = {0};
+	int rc = render(fs, pf, layout, k, out, &err);
+	if (rc == 0 && out->oom)
+		rc = -ENOMEM;
+	if (rc) {
+		out->len = mark;
+		if (err.msg[0])
+			pfs_log(LOG_DEBUG, "%s: %s", pf->src->path, err.msg);
+	}
+	return rc;
+}
+
 int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out)
 {
 	return pfs_page_text(fs, pf, NULL, k, out);
