@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fenv.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -118,6 +119,10 @@ const char *pq_cv_type_of(const pq_schema_element *el, pq_cv_type *t)
 	case PQ_FIXED_LEN_BYTE_ARRAY:
 		if (has_lt && lt->has_UUID) {
 			t->kind = PQ_CV_UUID;
+			return NULL;
+		}
+		if (has_lt && lt->has_FLOAT16) {
+			t->kind = PQ_CV_FLOAT16;
 			return NULL;
 		}
 		if (!has_lt && !el->has_converted_type) {
@@ -289,6 +294,73 @@ static bool parse_float(const pq_cv_type *t, const uint8_t *p, size_t n, pq_cv_v
 		out->v.f32 = f;
 	else
 		out->v.f64 = d;
+	return true;
+}
+
+/* The decimal text's value compared with d (-1 below, 0 equal, 1 above),
+ * from parsing it again rounded down and up. */
+static int compare_exact(const uint8_t *p, size_t n, double d)
+{
+	double lo = d, hi = d;
+	float f;
+	int mode = fegetround();
+	fesetround(FE_DOWNWARD);
+	pq_cv_strtod(p, n, false, &lo, &f);
+	fesetround(FE_UPWARD);
+	pq_cv_strtod(p, n, false, &hi, &f);
+	fesetround(mode);
+	return lo < d ? -1 : hi > d ? 1 : 0;
+}
+
+/* IEEE half from decimal text, rounded once to nearest-even: through a
+ * double, except when the double lies exactly halfway between two halves,
+ * where the text decides which way (no double rounding). */
+static bool parse_float16(const pq_cv_type *t, const uint8_t *p, size_t n, pq_cv_value *out,
+			  char *why, size_t len)
+{
+	pq_cv_number num;
+	double d;
+	float f;
+	if (!pq_cv_number_shape(p, n, &num) || !pq_cv_strtod(p, n, false, &d, &f))
+		return not_a(t, why, len);
+	uint16_t sign = signbit(d) ? 0x8000 : 0, bits;
+	double a = fabs(d);
+	if (isnan(d)) {
+		bits = 0x7E00;
+	} else if (isinf(d)) {
+		if (!num.special)
+			return out_of_range(t, why, len);
+		bits = 0x7C00;
+	} else {
+		int e;
+		frexp(a, &e); /* a = m * 2^e, 0.5 <= m < 1 */
+		e -= 1;       /* a = 1.x * 2^e */
+		if (e < -14)
+			e = -14;  /* subnormal: steps of 2^-24 */
+		double q = ldexp(a, 10 - e), r = nearbyint(q);
+		if (q - floor(q) == 0.5) { /* halfway: the text decides */
+			int cmp = compare_exact(p, n, d) * (sign ? -1 : 1);
+			r = cmp > 0 ? ceil(q) : cmp < 0 ? floor(q) : r;
+		}
+		uint32_t m = (uint32_t)r;
+		if (m >= 2048) { /* rounded up to the next binade */
+			m >>= 1;
+			e++;
+		}
+		if (m < 1024) /* subnormal (or zero) */
+			bits = (uint16_t)m;
+		else if (e + 15 >= 31)
+			return out_of_range(t, why, len);
+		else
+			bits = (uint16_t)(((uint32_t)(e + 15) << 10) | (m - 1024));
+		if (bits == 0 && num.nonzero)
+			return out_of_range(t, why, len);
+	}
+	bits |= sign;
+	out->scratch[0] = (uint8_t)(bits & 0xFF);
+	out->scratch[1] = (uint8_t)(bits >> 8);
+	out->p = out->scratch;
+	out->n = 2;
 	return true;
 }
 
@@ -489,6 +561,8 @@ bool pq_cv_parse(const pq_cv_type *t, const uint8_t *p, size_t n, pq_cv_value *o
 	case PQ_CV_TIME:
 	case PQ_CV_TIMESTAMP:
 		return parse_time(t, p, n, out, why, len);
+	case PQ_CV_FLOAT16:
+		return parse_float16(t, p, n, out, why, len);
 	case PQ_CV_DECIMAL:
 		return parse_decimal(t, p, n, out, big, why, len);
 	case PQ_CV_UUID:

@@ -71,6 +71,7 @@ typedef enum pq_cv_kind {
 	PQ_CV_INT,       /* INT32 / INT64, range from the INTEGER annotation */
 	PQ_CV_FLOAT,
 	PQ_CV_DOUBLE,
+	PQ_CV_FLOAT16,   /* FLBA(2), IEEE half, little-endian */
 	PQ_CV_DATE,
 	PQ_CV_TIME,
 	PQ_CV_TIMESTAMP,
