@@ -459,16 +459,3 @@ pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,
 	pq_arena_free(&c.arena);
 	return st;
 }
-
-void pq_write_options_init(pq_write_options *o)
-{
-	memset(o, 0, sizeof *o);
-	o->codec = PQ_CODEC_ZSTD;
-	o->row_group_rows = 1048576;
-	o->page_size = 1u << 20;
-	o->data_page_version = 1;
-	o->dictionary = true;
-	o->page_index = true;
-	o->crc = true;
-	o->bloom_fpp = 0.01;
-}
