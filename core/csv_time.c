@@ -158,8 +158,17 @@ bool pq_cv_ts_value(const pq_cv_ts *ts, int32_t unit, int64_t *out)
 	/* Seconds since the epoch: |days| <= 3.7e6, so no overflow here. */
 	int64_t s = ts->days * 86400 + ts->secs - ts->offset_s;
 	int64_t sub = (int64_t)ts->frac / (1000000000 / per);
-	if (s > 0 ? s > (INT64_MAX - sub) / per : s < INT64_MIN / per)
+	if (s >= 0) {
+		if (s > (INT64_MAX - sub) / per)
+			return false;
+		*out = s * per + sub;
+		return true;
+	}
+	/* s * per + sub as (s + 1) * per + (sub - per): both parts in range
+	 * down to INT64_MIN itself. */
+	int64_t t = s + 1, rem = sub - per;
+	if (t < INT64_MIN / per || t * per < INT64_MIN - rem)
 		return false;
-	*out = s * per + sub;
+	*out = t * per + rem;
 	return true;
 }

@@ -326,6 +326,11 @@ START_TEST(test_infer_timestamps)
 	ck_assert_str_eq(INFER("2024-02-30T10:00"), "STRING");
 	/* NANOS must fit int64 nanoseconds (1677-2262); MICROS always fits */
 	ck_assert_str_eq(INFER("3000-01-01T00:00:00.1234567"), "STRING");
+	/* the int64 nanosecond limits themselves fit */
+	ck_assert_str_eq(INFER("2262-04-11T23:47:16.854775807", "1677-09-21T00:12:43.145224192"),
+			 "TIMESTAMP(NANOS,false)");
+	ck_assert_str_eq(INFER("2262-04-11T23:47:16.854775808"), "STRING");
+	ck_assert_str_eq(INFER("1677-09-21T00:12:43.145224191"), "STRING");
 	ck_assert_str_eq(INFER("3000-01-01T00:00:00.123456"), "TIMESTAMP(MICROS,false)");
 	ck_assert_str_eq(INFER("1000-01-01T00:00", "2024-01-01T00:00:00.1234567"), "STRING");
 }
@@ -549,6 +554,12 @@ START_TEST(test_value_times)
 			 "has more than 3 fraction digits for TIMESTAMP(MILLIS,true)");
 	ck_assert(parse("required int64 t (TIMESTAMP(NANOS,false))", "1970-01-01T00:00:00.000000001"));
 	ck_assert_int_eq(val.v.i64, 1);
+	ck_assert(parse("required int64 t (TIMESTAMP(NANOS,false))", "1677-09-21T00:12:43.145224192"));
+	ck_assert_int_eq(val.v.i64, INT64_MIN);
+	ck_assert(parse("required int64 t (TIMESTAMP(NANOS,false))", "2262-04-11T23:47:16.854775807"));
+	ck_assert_int_eq(val.v.i64, INT64_MAX);
+	ck_assert(parse("required int64 t (TIMESTAMP(MICROS,false))", "1969-12-31T23:59:59.999999"));
+	ck_assert_int_eq(val.v.i64, -1);
 	ck_assert_str_eq(why("required int64 t (TIMESTAMP(NANOS,false))", "2300-01-01T00:00"),
 			 "is out of range for TIMESTAMP(NANOS,false)");
 	ck_assert_str_eq(why("required int64 t (TIMESTAMP(MICROS,false))", "2024-01-01T00:00Z"),
