@@ -404,8 +404,8 @@ static pq_status convert(conv *c, int in_fd, int out_fd, pq_csv_format format,
 			 pq_convert_stats *stats, pq_error *err)
 {
 	PQ_TRY(pq_csv_reader_init(&c->r, in_fd, format, c->name, err));
-	pq_bytes *names;
-	size_t n;
+	pq_bytes *names = NULL;
+	size_t n = 0;
 	PQ_TRY(read_header(c, &names, &n, err));
 	c->ncols = n;
 	c->cols = calloc(n, sizeof *c->cols);

@@ -29,6 +29,11 @@ pq_status pq_csv_reader_init(pq_csv_reader *r, int fd, pq_csv_format format,
 	r->max_record = PQ_CSV_MAX_RECORD;
 	r->max_columns = PQ_CSV_MAX_COLUMNS;
 	r->line = 1;
+	/* Bytes that end a run of plain field bytes. */
+	r->stop[format == PQ_CSV_TAB ? '\t' : ','] = 1;
+	r->stop['\n'] = r->stop['\r'] = 1;
+	if (format == PQ_CSV_TAB)
+		r->stop['\\'] = 1;
 	r->cap = READ_CHUNK;
 	r->buf = malloc(r->cap);
 	if (!r->buf)
@@ -71,16 +76,14 @@ static pq_status refill(pq_csv_reader *r, pq_error *err)
 }
 
 /* The next byte without consuming it, or -1 at the end of the file. */
-static pq_status peek(pq_csv_reader *r, int *c, pq_error *err)
+static inline pq_status peek(pq_csv_reader *r, int *c, pq_error *err)
 {
-	if (r->pos == r->end) {
-		PQ_TRY(refill(r, err));
-		if (r->pos == r->end) {
-			*c = -1;
-			return PQ_OK;
-		}
+	if (r->pos < r->end) {
+		*c = r->buf[r->pos];
+		return PQ_OK;
 	}
-	*c = r->buf[r->pos];
+	PQ_TRY(refill(r, err));
+	*c = r->pos == r->end ? -1 : r->buf[r->pos];
 	return PQ_OK;
 }
 
@@ -191,7 +194,6 @@ static pq_status quoted_field(pq_csv_reader *r, pq_error *err)
 static pq_status plain_field(pq_csv_reader *r, bool *is_null_escape, pq_error *err)
 {
 	uint8_t delim = r->format == PQ_CSV_TAB ? '\t' : ',';
-	bool tsv = r->format == PQ_CSV_TAB;
 	uint64_t line = r->fields[r->nfields].line;
 	size_t raw = 0;
 	bool first_backslash_n = false;
@@ -202,7 +204,7 @@ static pq_status plain_field(pq_csv_reader *r, bool *is_null_escape, pq_error *e
 		if (c < 0 || c == delim || c == '\n' || c == '\r')
 			break;
 		const uint8_t *s = r->buf + r->pos, *e = r->buf + r->end, *q = s;
-		while (q < e && *q != delim && *q != '\n' && *q != '\r' && !(tsv && *q == '\\'))
+		while (q < e && !r->stop[*q])
 			q++;
 		PQ_TRY(put(r, s, (size_t)(q - s), line, err));
 		raw += (size_t)(q - s);

@@ -52,6 +52,7 @@ typedef struct pq_csv_reader {
 	size_t nfields, fields_cap;
 	size_t *starts;       /* offsets of fields in rec while building */
 	uint64_t bytes_read;
+	uint8_t stop[256];    /* bytes that end a run of plain field bytes */
 } pq_csv_reader;
 
 /* Prepares a reader of fd from offset 0 (a UTF-8 BOM is skipped). The
