@@ -754,6 +754,181 @@ START_TEST(test_schema_conformance)
 }
 END_TEST
 
+
+/* ---- whole conversions ---------------------------------------------------- */
+
+static pq_error conv_err;
+static pq_file *conv_file;
+static int conv_out = -1;
+
+/* Converts text; on success opens the output as conv_file. */
+static pq_status conv(const char *in, pq_csv_format fmt, const char *schema, uint64_t rg_rows)
+{
+	int fd = tmpfd_with(in, strlen(in));
+	char path[] = "/tmp/pq_test_csv_out_XXXXXX";
+	conv_out = mkstemp(path);
+	ck_assert_int_ge(conv_out, 0);
+	unlink(path);
+	pq_write_options o;
+	pq_write_options_init(&o);
+	if (rg_rows)
+		o.row_group_rows = rg_rows;
+	pq_convert_stats stats;
+	pq_error_clear(&conv_err);
+	pq_status st = pq_convert_csv(fd, conv_out, fmt == PQ_CSV_TAB ? "x.tsv" : "x.csv", fmt,
+				      schema, &o, &stats, &conv_err);
+	close(fd);
+	conv_file = NULL;
+	if (st == PQ_OK) {
+		struct stat sb;
+		ck_assert_int_eq(fstat(conv_out, &sb), 0);
+		ck_assert_uint_eq(stats.bytes_out, (uint64_t)sb.st_size);
+		pq_error e;
+		ck_assert_msg(pq_file_open(conv_out, (uint64_t)sb.st_size, "out", NULL, &conv_file,
+					   &e) == PQ_OK, "%s", e.msg);
+	} else {
+		close(conv_out);
+		conv_out = -1;
+	}
+	return st;
+}
+
+static void conv_done(void)
+{
+	if (conv_file)
+		pq_file_free(conv_file);
+	if (conv_out >= 0)
+		close(conv_out);
+	conv_file = NULL;
+	conv_out = -1;
+}
+
+static const char *conv_error(const char *in, pq_csv_format fmt, const char *schema)
+{
+	ck_assert_int_ne(conv(in, fmt, schema, 0), PQ_OK);
+	return conv_err.msg;
+}
+
+/* Null counts of every column of row group rg, "n,n,n". */
+static const char *null_counts(uint32_t rg)
+{
+	static char out[256];
+	const pq_file_meta_data *md = pq_file_metadata(conv_file);
+	ck_assert_uint_gt(md->row_groups.n, rg);
+	size_t o = 0;
+	out[0] = '\0';
+	const pq_row_group *g = &md->row_groups.v[rg];
+	for (uint32_t i = 0; i < g->columns.n; i++) {
+		const pq_statistics *st = &g->columns.v[i].meta_data.statistics;
+		ck_assert(st->has_null_count);
+		o += (size_t)snprintf(out + o, sizeof out - o, "%s%lld", i ? "," : "",
+				      (long long)st->null_count);
+	}
+	return out;
+}
+
+/* The schema text of the output. */
+static const char *out_schema(void)
+{
+	static pq_buf b = PQ_BUF_INIT;
+	b.len = 0;
+	pq_schema_print(pq_file_schema(conv_file), &b);
+	pq_buf_putc(&b, '\0');
+	return (const char *)b.p;
+}
+
+START_TEST(test_convert_message)
+{
+	/* the contract's example, with a quoted newline so that physical lines
+	 * and records differ */
+	pq_buf in = PQ_BUF_INIT;
+	pq_buf_puts(&in, "id,name,age\n1,\"two\nlines\",30\n");
+	for (int l = 4; l < 17; l++)
+		pq_buf_printf(&in, "%d,n,%d\n", l, l);
+	pq_buf_puts(&in, "17,x,abc\n18,y,1\n");
+	pq_buf_putc(&in, '\0');
+	const char *schema = "message m {\n  required int64 id;\n  optional binary name (STRING);\n"
+			     "  optional int32 age;\n}\n";
+	ck_assert_str_eq(conv_error((const char *)in.p, PQ_CSV_COMMA, schema),
+			 "x.csv: line 17, column 3 (age): \"abc\" is not an INT32");
+	pq_buf_free(&in);
+	ck_assert_str_eq(conv_error("a,b\n1,2\n3\n", PQ_CSV_COMMA, NULL),
+			 "x.csv: line 3, column 2 (b): missing (the line has 1 field, the header 2)");
+	ck_assert_str_eq(conv_error("a,b\n1,2,\n", PQ_CSV_COMMA, NULL),
+			 "x.csv: line 2, column 3: extra field (the header has 2 columns)");
+	ck_assert_str_eq(conv_error("a,,b,,a\n", PQ_CSV_COMMA, NULL),
+			 "x.csv: line 1, column 5 (a): duplicate column name (also column 1)");
+	ck_assert_str_eq(conv_error("a,,column_2\n", PQ_CSV_COMMA, NULL),
+			 "x.csv: line 1, column 3 (column_2): duplicate column name (also column 2)");
+	ck_assert_str_eq(conv_error("a\tb\n1\tx\xC3\n", PQ_CSV_TAB, NULL),
+			 "x.tsv: line 2, column 2 (b): \"x\\xc3\" is not valid UTF-8 (byte 0xc3 at "
+			 "offset 1) for STRING");
+	ck_assert_str_eq(conv_error("a,b\n1,2\n", PQ_CSV_COMMA, "message m {\n  optional int64 a;\n}\n"),
+			 "x.csv: line 1, column 2 (b): not a field of the schema");
+	ck_assert_str_eq(conv_error("a\n1\n", PQ_CSV_COMMA,
+				    "message m {\n  optional int64 a;\n  optional int64 b;\n}\n"),
+			 "x.csv: line 1: column 'b' of the schema is not in the header");
+	ck_assert_str_eq(conv_error("a,s\n1,x\n,\n", PQ_CSV_COMMA,
+				    "message m {\n  required int64 a;\n  required binary s (STRING);\n}\n"),
+			 "x.csv: line 3, column 1 (a): empty value in a REQUIRED column");
+	ck_assert_str_eq(conv_error("a,s\n\"\",x\n", PQ_CSV_COMMA,
+				    "message m {\n  required int64 a;\n  required binary s (STRING);\n}\n"),
+			 "x.csv: line 2, column 1 (a): empty value in a REQUIRED column");
+	ck_assert_str_eq(conv_error("s,a\nx,1\n,2\n", PQ_CSV_COMMA,
+				    "message m {\n  required int64 a;\n  required binary s (STRING);\n}\n"),
+			 "x.csv: line 3, column 1 (s): empty value in a REQUIRED column");
+	ck_assert_str_eq(conv_error("", PQ_CSV_COMMA, NULL),
+			 "x.csv: empty file (the first line must be the header)");
+}
+END_TEST
+
+START_TEST(test_convert_nulls)
+{
+	/* CSV: unquoted empty is NULL; "" is an empty string in STRING, NULL otherwise */
+	ck_assert_int_eq(conv("i,s,d\n1,x,2024-01-01\n\"\",\"\",\"\"\n,,\n", PQ_CSV_COMMA, NULL, 0),
+			 PQ_OK);
+	ck_assert_str_eq(null_counts(0), "2,1,2");
+	ck_assert_str_eq(out_schema(), "message schema {\n  optional int64 i;\n"
+				       "  optional binary s (STRING);\n  optional int32 d (DATE);\n}\n");
+	conv_done();
+	/* TSV: \N is NULL; empty is "" in STRING, NULL otherwise */
+	ck_assert_int_eq(conv("i\ts\n1\tx\n\t\n\\N\t\\N\n", PQ_CSV_TAB, NULL, 0), PQ_OK);
+	ck_assert_str_eq(null_counts(0), "2,1");
+	conv_done();
+	/* required STRING takes "" (and unquoted empty is an error, above) */
+	ck_assert_int_eq(conv("s\n\"\"\nx\n", PQ_CSV_COMMA,
+			      "message m {\n  required binary s (STRING);\n}\n", 0), PQ_OK);
+	ck_assert_str_eq(null_counts(0), "0");
+	conv_done();
+}
+END_TEST
+
+START_TEST(test_convert_shape)
+{
+	/* sidecar order, row groups of 3, empty names */
+	ck_assert_int_eq(conv("b,a,\n1,x,t\n2,y,u\n3,z,v\n4,w,\n5,,\n6,a,b\n7,b,c\n", PQ_CSV_COMMA,
+			      "message m {\n  optional binary a (STRING);\n  required int32 b;\n"
+			      "  optional binary column_3 (ENUM);\n}\n", 3),
+			 PQ_OK);
+	const pq_file_meta_data *md = pq_file_metadata(conv_file);
+	ck_assert_int_eq(md->num_rows, 7);
+	ck_assert_uint_eq(md->row_groups.n, 3);
+	ck_assert_int_eq(md->row_groups.v[0].num_rows, 3);
+	ck_assert_int_eq(md->row_groups.v[2].num_rows, 1);
+	ck_assert_str_eq(null_counts(1), "1,0,2");
+	ck_assert_str_eq(out_schema(), "message m {\n  optional binary a (STRING);\n"
+				       "  required int32 b;\n  optional binary column_3 (ENUM);\n}\n");
+	conv_done();
+	/* header only: 0 rows, STRING columns; blank lines and a BOM */
+	ck_assert_int_eq(conv("\xEF\xBB\xBF" "x,y\r\n\r\n", PQ_CSV_COMMA, NULL, 0), PQ_OK);
+	md = pq_file_metadata(conv_file);
+	ck_assert_int_eq(md->num_rows, 0);
+	ck_assert_str_eq(out_schema(), "message schema {\n  optional binary x (STRING);\n"
+				       "  optional binary y (STRING);\n}\n");
+	conv_done();
+}
+END_TEST
+
 int main(void)
 {
 	pq_arena_init(&ty_arena, 0);
@@ -780,6 +955,11 @@ int main(void)
 	tcase_add_test(tc, test_value_times);
 	tcase_add_test(tc, test_value_bytes);
 	tcase_add_test(tc, test_value_quote);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("convert");
+	tcase_add_test(tc, test_convert_message);
+	tcase_add_test(tc, test_convert_nulls);
+	tcase_add_test(tc, test_convert_shape);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("schema");
 	tcase_add_test(tc, test_schema_checks);
