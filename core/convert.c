@@ -413,7 +413,9 @@ static pq_status convert(conv *c, int in_fd, int out_fd, pq_csv_format format,
 	if (!c->cols || !c->by_csv)
 		return pq_fail(err, PQ_ENOMEM, "%s: no memory for %zu columns", c->name, n);
 	if (schema_text) {
-		PQ_TRY(pq_conv_load_schema(schema_text, c->name, &c->arena, &c->els, &c->nels, err));
+		char sname[PQ_ERROR_MSG_MAX / 2];
+		snprintf(sname, sizeof sname, "%s (schema)", c->name);
+		PQ_TRY(pq_conv_load_schema(schema_text, sname, &c->arena, &c->els, &c->nels, err));
 		PQ_TRY(match_sidecar(c, names, n, err));
 	} else {
 		for (size_t i = 0; i < n; i++) {
