@@ -97,6 +97,8 @@ static pq_status field_error(pq_csv_reader *r, pq_status st, uint64_t line, pq_e
 /* Appends n bytes to the current field, within the bounds. */
 static pq_status put(pq_csv_reader *r, const uint8_t *p, size_t n, uint64_t line, pq_error *err)
 {
+	if (n == 0)
+		return PQ_OK;
 	size_t field_len = r->rec_len - r->starts[r->nfields];
 	if (n > r->max_field - field_len || field_len + n > r->max_field) {
 		char what[96];

@@ -140,6 +140,22 @@ compare "options values" opts.parquet \
 	"read_csv('opts.csv', header=true, columns={'n':'BIGINT','sq':'BIGINT','s':'VARCHAR'})" \
 	"n:BIGINT,sq:BIGINT,s:VARCHAR"
 
+# ---- 300 columns, several row groups --------------------------------------------
+awk 'BEGIN {
+	for (c = 1; c <= 300; c++) printf "%sc%d", (c > 1 ? "," : ""), c; print ""
+	for (r = 1; r <= 3000; r++) {
+		for (c = 1; c <= 300; c++) {
+			v = (c % 3 == 0) ? sprintf("s%d_%d", r % 17, c) : (c % 3 == 1) ? r * c : ((r + c) % 5 == 0 ? "" : r / 8)
+			printf "%s%s", (c > 1 ? "," : ""), v
+		}
+		print ""
+	}
+}' >wide.csv
+"$BIN" wide.csv wide.parquet -o row_group_rows=1000 || fail "wide.csv: exit $?"
+types=$(awk 'BEGIN { for (c = 1; c <= 300; c++) printf "%sc%d:%s", (c > 1 ? "," : ""), c, (c % 3 == 0 ? "VARCHAR" : c % 3 == 1 ? "BIGINT" : "DOUBLE") }')
+cols=$(awk 'BEGIN { for (c = 1; c <= 300; c++) printf "%s\x27c%d\x27:\x27%s\x27", (c > 1 ? "," : ""), c, (c % 3 == 0 ? "VARCHAR" : c % 3 == 1 ? "BIGINT" : "DOUBLE") }')
+compare "300 columns" wide.parquet "read_csv('wide.csv', header=true, auto_detect=false, delim=',', quote='\"', escape='\"', columns={$(printf "$cols")})" "$types"
+
 # ---- bad input: exact line, exit status, nothing published ----------------------
 # bad NAME EXPECTED_LINE IN [ARGS...]
 bad() {

@@ -929,6 +929,69 @@ START_TEST(test_convert_shape)
 }
 END_TEST
 
+/* Random inputs from an alphabet of the dialect's special bytes: every
+ * conversion ends with PQ_OK (and a readable file of the right row count)
+ * or PQ_EINVAL with a message naming x.csv; ASan watches the rest. */
+START_TEST(test_convert_random)
+{
+	static const char alphabet[] = ",\"\n\r\t\\N aZ1-.e:T0\xff\xc3\xa9";
+	uint32_t seed = 12345;
+	char in[512];
+	int ok = 0, bad = 0;
+	for (int iter = 0; iter < 1500; iter++) {
+		size_t n = 0;
+		bool tsv = iter % 2;
+		if (iter % 3 == 0) { /* raw bytes */
+			size_t len = 1 + iter % 90;
+			for (; n < len; n++) {
+				seed = seed * 1103515245u + 12345u;
+				in[n] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+			}
+		} else { /* 3 well-formed columns of random text */
+			n = (size_t)sprintf(in, tsv ? "a\tb\tc\n" : "a,b,c\n");
+			for (int row = 0; row < 1 + iter % 7; row++)
+				for (int col = 0; col < 3; col++) {
+					seed = seed * 1103515245u + 12345u;
+					size_t len = (seed >> 16) % 6;
+					bool quote = !tsv && (seed >> 8) % 2;
+					if (quote)
+						in[n++] = '"';
+					for (size_t k = 0; k < len; k++) {
+						seed = seed * 1103515245u + 12345u;
+						/* valid UTF-8 here: no 0xff / lone 0xc3 0xa9 */
+						char ch = alphabet[(seed >> 16) % (sizeof alphabet - 4)];
+						if (strchr(tsv ? "\t\n\r" : ",\n\r\"", ch) && !quote)
+							ch = 'x';
+						if (ch == '"')
+							in[n++] = '"';
+						in[n++] = ch;
+					}
+					if (quote)
+						in[n++] = '"';
+					in[n++] = col < 2 ? (tsv ? '\t' : ',') : '\n';
+				}
+		}
+		in[n] = '\0';
+		if (strlen(in) != n)
+			continue;
+		pq_csv_format fmt = tsv ? PQ_CSV_TAB : PQ_CSV_COMMA;
+		pq_status st = conv(in, fmt, NULL, 1 + iter % 4);
+		ck_assert_msg(st == PQ_OK || st == PQ_EINVAL, "%d: %s", st, conv_err.msg);
+		if (st == PQ_EINVAL)
+			ck_assert_msg(!strncmp(conv_err.msg, fmt == PQ_CSV_TAB ? "x.tsv: " : "x.csv: ", 7),
+				      "%s", conv_err.msg);
+		if (st == PQ_OK)
+			ok++;
+		else if (++bad < 12 && getenv("PQ_TEST_VERBOSE"))
+			fprintf(stderr, "%s\n", conv_err.msg);
+		conv_done();
+	}
+	fprintf(stderr, "test_convert_random: %d converted, %d refused\n", ok, bad);
+	ck_assert_int_gt(ok, 100);
+	ck_assert_int_gt(bad, 100);
+}
+END_TEST
+
 int main(void)
 {
 	pq_arena_init(&ty_arena, 0);
@@ -960,6 +1023,8 @@ int main(void)
 	tcase_add_test(tc, test_convert_message);
 	tcase_add_test(tc, test_convert_nulls);
 	tcase_add_test(tc, test_convert_shape);
+	tcase_add_test(tc, test_convert_random);
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("schema");
 	tcase_add_test(tc, test_schema_checks);
