@@ -123,9 +123,11 @@ static pq_status read_header(conv *c, pq_bytes **names_out, size_t *n_out, pq_er
 static pq_status setup_column(conv *c, column *col, pq_error *err)
 {
 	const char *why = pq_cv_type_of(col->el, &col->type);
-	if (why)
-		return pq_fail(err, PQ_EINVAL, "%s: column '%.*s': %s", c->name,
-			       (int)col->name.n, (const char *)col->name.p, why);
+	if (why) { /* pq_conv_load_schema refused these already */
+		char nm[128];
+		pq_conv_msg_name(col->name, nm, sizeof nm);
+		return pq_fail(err, PQ_EINVAL, "%s: column '%s': %s", c->name, nm, why);
+	}
 	col->required = col->el->repetition_type == PQ_REQUIRED;
 	col->empty_is_value = col->type.kind == PQ_CV_STRING || col->type.kind == PQ_CV_BINARY;
 	switch (col->type.physical) {
