@@ -157,7 +157,7 @@ pq_status pq_wbloom_finish(pq_writer *w, pq_wbloom *b, double fpp, pq_wmodule_at
 
 typedef struct pq_wdict {
 	int32_t type, type_length;
-	uint32_t *slots;     /* open addressing: entry index + 1, 0 = empty */
+	uint64_t *slots;     /* open addressing: hash tag | entry index + 1, 0 = empty */
 	uint64_t *hashes;    /* per entry */
 	size_t cap;
 	size_t count;

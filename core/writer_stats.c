@@ -195,59 +195,121 @@ static void offer(pq_wstats *s, pq_sort_order o, const uint8_t *p, size_t n)
 		set_bound(&s->max, p, n);
 }
 
+/* Typed scans find a batch's extremes with native comparisons; only those
+ * two are offered (as PLAIN bytes) to the running bounds. */
+#define SCAN_EXTREMES(T, arr, lo_out, hi_out)                 \
+	do {                                                  \
+		T lo_ = (arr)[from], hi_ = lo_;               \
+		for (size_t i_ = from + 1; i_ < from + n; i_++) { \
+			T x_ = (arr)[i_];                     \
+			if (x_ < lo_)                         \
+				lo_ = x_;                     \
+			else if (x_ > hi_)                    \
+				hi_ = x_;                     \
+		}                                             \
+		lo_out = lo_;                                 \
+		hi_out = hi_;                                 \
+	} while (0)
+
+static void offer_u64(pq_wstats *s, pq_sort_order o, uint64_t lo, uint64_t hi, size_t w)
+{
+	uint8_t tmp[8];
+	store_le(tmp, lo, w);
+	offer(s, o, tmp, w);
+	store_le(tmp, hi, w);
+	offer(s, o, tmp, w);
+}
+
+static void add_floats(pq_wstats *s, pq_sort_order o, const pq_values *v, size_t from, size_t n)
+{
+	bool any = false;
+	double lo = 0, hi = 0;
+	for (size_t i = from; i < from + n; i++) {
+		double x = v->type == PQ_FLOAT ? (double)v->v.f32[i] : v->v.f64[i];
+		if (isnan(x)) {
+			s->nan_seen = true;
+			continue;
+		}
+		if (!any) {
+			lo = hi = x;
+			any = true;
+		} else if (x < lo) {
+			lo = x;
+		} else if (x > hi) {
+			hi = x;
+		}
+	}
+	if (!any)
+		return;
+	/* Zeros compare equal; bound_out writes them as -0.0 / +0.0 anyway. */
+	if (v->type == PQ_FLOAT) {
+		float fl = (float)lo, fh = (float)hi;
+		uint32_t a, b;
+		memcpy(&a, &fl, 4);
+		memcpy(&b, &fh, 4);
+		offer_u64(s, o, a, b, 4);
+	} else {
+		uint64_t a, b;
+		memcpy(&a, &lo, 8);
+		memcpy(&b, &hi, 8);
+		offer_u64(s, o, a, b, 8);
+	}
+}
+
 void pq_wstats_add(pq_wstats *s, pq_sort_order o, const pq_values *v, size_t from, size_t n)
 {
 	s->values += (int64_t)n;
-	if (o == PQ_ORDER_NONE)
+	if (o == PQ_ORDER_NONE || n == 0)
 		return;
-	uint8_t tmp[8];
-	for (size_t i = from; i < from + n; i++) {
-		switch (v->type) {
-		case PQ_BOOLEAN:
-			tmp[0] = v->v.b[i] ? 1 : 0;
-			offer(s, o, tmp, 1);
-			break;
-		case PQ_INT32:
-			store_le(tmp, (uint32_t)v->v.i32[i], 4);
-			offer(s, o, tmp, 4);
-			break;
-		case PQ_INT64:
-			store_le(tmp, (uint64_t)v->v.i64[i], 8);
-			offer(s, o, tmp, 8);
-			break;
-		case PQ_FLOAT: {
-			if (isnan(v->v.f32[i])) {
-				s->nan_seen = true;
-				break;
-			}
-			uint32_t u;
-			memcpy(&u, &v->v.f32[i], 4);
-			store_le(tmp, u, 4);
-			offer(s, o, tmp, 4);
-			break;
+	switch (v->type) {
+	case PQ_BOOLEAN: {
+		uint8_t lo = 1, hi = 0;
+		for (size_t i = from; i < from + n; i++) {
+			uint8_t b = v->v.b[i] ? 1 : 0;
+			lo = b < lo ? b : lo;
+			hi = b > hi ? b : hi;
 		}
-		case PQ_DOUBLE: {
-			if (isnan(v->v.f64[i])) {
-				s->nan_seen = true;
-				break;
-			}
-			uint64_t u;
-			memcpy(&u, &v->v.f64[i], 8);
-			store_le(tmp, u, 8);
-			offer(s, o, tmp, 8);
-			break;
+		offer_u64(s, o, lo, hi, 1);
+		return;
+	}
+	case PQ_INT32:
+		if (o == PQ_ORDER_U32) {
+			uint32_t lo, hi;
+			SCAN_EXTREMES(uint32_t, (const uint32_t *)(const void *)v->v.i32, lo, hi);
+			offer_u64(s, o, lo, hi, 4);
+		} else {
+			int32_t lo, hi;
+			SCAN_EXTREMES(int32_t, v->v.i32, lo, hi);
+			offer_u64(s, o, (uint32_t)lo, (uint32_t)hi, 4);
 		}
-		case PQ_BYTE_ARRAY:
+		return;
+	case PQ_INT64:
+		if (o == PQ_ORDER_U64) {
+			uint64_t lo, hi;
+			SCAN_EXTREMES(uint64_t, (const uint64_t *)(const void *)v->v.i64, lo, hi);
+			offer_u64(s, o, lo, hi, 8);
+		} else {
+			int64_t lo, hi;
+			SCAN_EXTREMES(int64_t, v->v.i64, lo, hi);
+			offer_u64(s, o, (uint64_t)lo, (uint64_t)hi, 8);
+		}
+		return;
+	case PQ_FLOAT:
+	case PQ_DOUBLE:
+		add_floats(s, o, v, from, n);
+		return;
+	case PQ_BYTE_ARRAY:
+		for (size_t i = from; i < from + n; i++)
 			offer(s, o, v->v.ba[i].p, v->v.ba[i].n);
-			break;
-		case PQ_FIXED_LEN_BYTE_ARRAY: {
-			size_t w = (size_t)v->type_length;
+		return;
+	case PQ_FIXED_LEN_BYTE_ARRAY: {
+		size_t w = (size_t)v->type_length;
+		for (size_t i = from; i < from + n; i++)
 			offer(s, o, v->v.fixed + i * w, w);
-			break;
-		}
-		default:
-			break;
-		}
+		return;
+	}
+	default:
+		return;
 	}
 }
 
