@@ -215,6 +215,8 @@ pq_status pq_writer_open(pq_writer **out, int fd, const pq_schema_element *schem
 	else
 		pq_write_options_init(&w->opts);
 	pq_status st = check_options(&w->opts, err);
+	if (w->opts.page_size > PQ_WRITER_MAX_PAGE_BYTES)
+		w->opts.page_size = PQ_WRITER_MAX_PAGE_BYTES;
 	if (st == PQ_OK)
 		st = copy_schema(w, schema, n, err);
 	if (st == PQ_OK)

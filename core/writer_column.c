@@ -115,6 +115,7 @@ pq_status pq_wcol_new(pq_writer *w, uint32_t index, const pq_schema_element *el,
 	c->width = width_of(c->type, c->type_length);
 	c->optional = el->repetition_type == PQ_OPTIONAL;
 	c->order = pq_writer_sort_order(el);
+	c->pstats.truncatable = c->cstats.truncatable = c->type == PQ_BYTE_ARRAY;
 	pq_wdict_init(&c->dict, c->type, c->type_length);
 
 	int want = pq_writer_column_encoding(w, name, name_len);

@@ -30,6 +30,9 @@
 /* Statistics and page-index bounds longer than this are truncated (the
  * exactness flags then say so); huge strings should not bloat footers. */
 #define PQ_WRITER_MAX_STAT_BYTES ((size_t)1024)
+/* page_size is capped here, far inside what readers accept for one page
+ * (ours: 1 GiB uncompressed). */
+#define PQ_WRITER_MAX_PAGE_BYTES ((uint64_t)256 << 20)
 
 /* ---- modules: where serialized bytes pass on their way to the file ----- */
 
@@ -90,6 +93,8 @@ bool pq_writer_legacy_stats_ok(pq_sort_order o);
 typedef struct pq_wstats {
 	bool has;            /* min/max hold a value (NaNs never count) */
 	bool nan_seen;       /* a NaN was skipped */
+	bool truncatable;    /* BYTE_ARRAY: long bounds may be shortened (not FLBA,
+	                      * whose bounds readers expect at full width) */
 	int64_t nulls;
 	int64_t values;      /* non-null values seen */
 	pq_buf min, max;

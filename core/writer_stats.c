@@ -72,7 +72,7 @@ void pq_wstats_free(pq_wstats *s)
 {
 	pq_buf_free(&s->min);
 	pq_buf_free(&s->max);
-	memset(s, 0, sizeof *s);
+	s->has = false;
 }
 
 static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
@@ -360,7 +360,7 @@ static void bound_out(const pq_wstats *s, pq_sort_order o, bool is_max, pq_buf *
 			return;
 		}
 	}
-	if (o == PQ_ORDER_BYTES && b->len > PQ_WRITER_MAX_STAT_BYTES) {
+	if (o == PQ_ORDER_BYTES && s->truncatable && b->len > PQ_WRITER_MAX_STAT_BYTES) {
 		size_t n = PQ_WRITER_MAX_STAT_BYTES;
 		if (!is_max) {
 			pq_buf_append(out, b->p, n);

@@ -142,6 +142,31 @@ START_TEST(test_statistics_values)
 }
 END_TEST
 
+START_TEST(test_statistics_fixed_not_truncated)
+{
+	/* FIXED_LEN_BYTE_ARRAY bounds keep the type's width, however long. */
+	els e;
+	e.n = 0;
+	grp(&e, "schema", -1, 1);
+	pq_schema_element *x = prim(&e, "x", PQ_REQUIRED, PQ_FIXED_LEN_BYTE_ARRAY);
+	x->has_type_length = true;
+	x->type_length = 1500;
+	static uint8_t v2[3000];
+	memset(v2, 'q', 1500);
+	memset(v2 + 1500, 'p', 1500);
+	wfile w;
+	wopen(&w, &e, NULL);
+	pq_values v = vals(PQ_FIXED_LEN_BYTE_ARRAY, 1500, 2, v2);
+	wput(&w, 0, 2, NULL, &v);
+	const pq_file *f = wclose(&w);
+	const pq_statistics *s = chunk_stats(f, 0);
+	expect_bytes(s->min_value, v2 + 1500, 1500);
+	expect_bytes(s->max_value, v2, 1500);
+	ck_assert(s->is_min_value_exact && s->is_max_value_exact);
+	wdone(&w);
+}
+END_TEST
+
 /* ---- page indexes ---------------------------------------------------------- */
 
 static void read_struct(const pq_file *f, pq_struct_kind kind, int64_t off, int32_t len, void *out,
@@ -363,6 +388,7 @@ static Suite *writer_meta_suite(void)
 	Suite *s = suite_create("writer_meta");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_statistics_values);
+	tcase_add_test(tc, test_statistics_fixed_not_truncated);
 	tcase_add_test(tc, test_page_indexes);
 	tcase_add_test(tc, test_boundary_order_descending_unordered);
 	tcase_add_test(tc, test_refusals);
