@@ -492,6 +492,10 @@ static pq_status check_batch(const pq_wcol *c, size_t rows, const uint8_t *def,
 		 PQ_EINVAL, "values of length %d for FIXED_LEN_BYTE_ARRAY(%d)", v->type_length,
 		 c->type_length);
 	PQ_CHECK(v->n == 0 || v->v.any, err, PQ_EINVAL, "%zu values but no array", v->n);
+	if (v->type == PQ_BYTE_ARRAY)
+		for (size_t i = 0; i < v->n; i++)
+			PQ_CHECK(v->v.ba[i].p || !v->v.ba[i].n, err, PQ_EINVAL,
+				 "value %zu: %zu bytes but no pointer", i, v->v.ba[i].n);
 	if (!def) {
 		PQ_CHECK(v->n == rows, err, PQ_EINVAL,
 			 "%zu rows without definition levels but %zu values", rows, v->n);

@@ -71,7 +71,7 @@ pq_status pq_wmodule_put(pq_writer *w, pq_wmodule kind, pq_wmodule_at at, const 
 /* How min and max compare for a column (parquet.thrift ColumnOrder:
  * TYPE_ORDER, by logical type, then physical type). */
 typedef enum pq_sort_order {
-	PQ_ORDER_NONE = 0,   /* undefined (INT96, INTERVAL, FLOAT16): no min/max */
+	PQ_ORDER_NONE = 0,   /* undefined (INT96, INTERVAL): no min/max */
 	PQ_ORDER_BOOL,
 	PQ_ORDER_I32,
 	PQ_ORDER_U32,
@@ -79,6 +79,7 @@ typedef enum pq_sort_order {
 	PQ_ORDER_U64,
 	PQ_ORDER_FLOAT,
 	PQ_ORDER_DOUBLE,
+	PQ_ORDER_FLOAT16,    /* FIXED_LEN_BYTE_ARRAY(2), IEEE half precision */
 	PQ_ORDER_BYTES,      /* unsigned lexicographic */
 	PQ_ORDER_DECIMAL     /* big-endian two's complement of any length */
 } pq_sort_order;

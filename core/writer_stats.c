@@ -6,8 +6,9 @@
  * unsigned for UINT annotations, IEEE order for FLOAT/DOUBLE with NaN never
  * a bound and zero bounds written as -0.0 (min) and +0.0 (max), unsigned
  * lexicographic bytes for BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY, and numeric
- * order for DECIMAL stored as big-endian two's complement bytes. INT96,
- * INTERVAL and FLOAT16 get no bounds (their orders are undefined here). */
+ * order for DECIMAL stored as big-endian two's complement bytes, IEEE
+ * half-precision order for FLOAT16 (same NaN and zero rules). INT96 and
+ * INTERVAL get no bounds (their orders are undefined). */
 
 #define PQ_WRITER_INTERNAL
 #include "writer_internal.h"
@@ -42,8 +43,11 @@ pq_sort_order pq_writer_sort_order(const pq_schema_element *el)
 	case PQ_BYTE_ARRAY:
 		return is_decimal ? PQ_ORDER_DECIMAL : PQ_ORDER_BYTES;
 	case PQ_FIXED_LEN_BYTE_ARRAY:
-		if (ct == PQ_CT_INTERVAL || (lt && lt->has_FLOAT16))
+		if (ct == PQ_CT_INTERVAL)
 			return PQ_ORDER_NONE;
+		if (lt && lt->has_FLOAT16)
+			return el->has_type_length && el->type_length == 2 ? PQ_ORDER_FLOAT16
+									    : PQ_ORDER_NONE;
 		return is_decimal ? PQ_ORDER_DECIMAL : PQ_ORDER_BYTES;
 	default:
 		return PQ_ORDER_NONE;
@@ -116,8 +120,19 @@ static void store_le(uint8_t *p, uint64_t v, size_t n)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* IEEE 754 binary16, little-endian, as a double (exact). */
+static double half_to_double(uint16_t h)
+{
+	int e = (h >> 10) & 0x1f;
+	double m = h & 0x3ff;
+	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+	return (h & 0x8000) ? -v : v;
+}
+
 static double load_float(const uint8_t *p, size_t n)
 {
+	if (n == 2)
+		return half_to_double((uint16_t)load_le(p, 2));
 	if (n == 4) {
 		uint32_t u = (uint32_t)load_le(p, 4);
 		float f;
@@ -134,6 +149,7 @@ static size_t fixed_width(pq_sort_order o)
 {
 	switch (o) {
 	case PQ_ORDER_BOOL: return 1;
+	case PQ_ORDER_FLOAT16: return 2;
 	case PQ_ORDER_I32: case PQ_ORDER_U32: case PQ_ORDER_FLOAT: return 4;
 	case PQ_ORDER_I64: case PQ_ORDER_U64: case PQ_ORDER_DOUBLE: return 8;
 	default: return 0;
@@ -160,6 +176,7 @@ int pq_wstats_cmp(pq_sort_order o, const uint8_t *a, size_t an, const uint8_t *b
 		int64_t x = (int64_t)load_le(a, 8), y = (int64_t)load_le(b, 8);
 		return x < y ? -1 : x > y;
 	}
+	case PQ_ORDER_FLOAT16:
 	case PQ_ORDER_FLOAT:
 	case PQ_ORDER_DOUBLE: {
 		double x = load_float(a, w), y = load_float(b, w);
@@ -304,8 +321,14 @@ void pq_wstats_add(pq_wstats *s, pq_sort_order o, const pq_values *v, size_t fro
 		return;
 	case PQ_FIXED_LEN_BYTE_ARRAY: {
 		size_t w = (size_t)v->type_length;
-		for (size_t i = from; i < from + n; i++)
-			offer(s, o, v->v.fixed + i * w, w);
+		for (size_t i = from; i < from + n; i++) {
+			const uint8_t *p = v->v.fixed + i * w;
+			if (o == PQ_ORDER_FLOAT16 && isnan(load_float(p, 2))) {
+				s->nan_seen = true;
+				continue;
+			}
+			offer(s, o, p, w);
+		}
 		return;
 	}
 	default:
@@ -340,12 +363,14 @@ static void bound_out(const pq_wstats *s, pq_sort_order o, bool is_max, pq_buf *
 	const pq_buf *b = is_max ? &s->max : &s->min;
 	out->len = 0;
 	*exact = true;
-	if (o == PQ_ORDER_FLOAT || o == PQ_ORDER_DOUBLE) {
+	if (o == PQ_ORDER_FLOAT16 || o == PQ_ORDER_FLOAT || o == PQ_ORDER_DOUBLE) {
 		size_t w = fixed_width(o);
 		double d = load_float(b->p, w);
 		if (d == 0.0) {
 			uint8_t tmp[8];
-			if (w == 4) {
+			if (w == 2) {
+				store_le(tmp, is_max ? 0x0000 : 0x8000, 2);
+			} else if (w == 4) {
 				float z = is_max ? 0.0f : -0.0f;
 				uint32_t u;
 				memcpy(&u, &z, 4);

@@ -167,6 +167,38 @@ START_TEST(test_statistics_fixed_not_truncated)
 }
 END_TEST
 
+START_TEST(test_statistics_float16)
+{
+	/* Half precision, little-endian: NaN 0x7e00 skipped, -2.0 = 0xc000,
+	 * 1.0 = 0x3c00, -0.0 = 0x8000; a zeros-only column is -0.0 .. +0.0. */
+	els e;
+	e.n = 0;
+	grp(&e, "schema", -1, 2);
+	for (int i = 0; i < 2; i++) {
+		pq_schema_element *x = prim(&e, i ? "z" : "h", PQ_REQUIRED, PQ_FIXED_LEN_BYTE_ARRAY);
+		x->has_type_length = true;
+		x->type_length = 2;
+		x->has_logicalType = x->logicalType.has_FLOAT16 = true;
+	}
+	uint8_t h[8] = {0x00, 0x7e, 0x00, 0x3c, 0x00, 0x80, 0x00, 0xc0};
+	uint8_t z[8] = {0x00, 0x00, 0x00, 0x80, 0x00, 0x80, 0x00, 0x00};
+	wfile w;
+	wopen(&w, &e, NULL);
+	pq_values v = vals(PQ_FIXED_LEN_BYTE_ARRAY, 2, 4, h);
+	wput(&w, 0, 4, NULL, &v);
+	v = vals(PQ_FIXED_LEN_BYTE_ARRAY, 2, 4, z);
+	wput(&w, 1, 4, NULL, &v);
+	const pq_file *f = wclose(&w);
+	const pq_statistics *s = chunk_stats(f, 0);
+	expect_bytes(s->min_value, "\x00\xc0", 2);
+	expect_bytes(s->max_value, "\x00\x3c", 2);
+	s = chunk_stats(f, 1);
+	expect_bytes(s->min_value, "\x00\x80", 2);
+	expect_bytes(s->max_value, "\x00\x00", 2);
+	wdone(&w);
+}
+END_TEST
+
 /* ---- page indexes ---------------------------------------------------------- */
 
 static void read_struct(const pq_file *f, pq_struct_kind kind, int64_t off, int32_t len, void *out,
@@ -389,6 +421,7 @@ static Suite *writer_meta_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_statistics_values);
 	tcase_add_test(tc, test_statistics_fixed_not_truncated);
+	tcase_add_test(tc, test_statistics_float16);
 	tcase_add_test(tc, test_page_indexes);
 	tcase_add_test(tc, test_boundary_order_descending_unordered);
 	tcase_add_test(tc, test_refusals);
