@@ -77,8 +77,11 @@ static bool encoding_fits(int enc, int32_t type)
 {
 	switch (enc) {
 	case PQ_ENC_PLAIN:
-	case PQ_ENC_RLE_DICTIONARY:
 		return true;
+	case PQ_ENC_RLE_DICTIONARY:
+		/* Two values gain nothing from a dictionary, and readers such
+		 * as Arrow do not expect one for BOOLEAN. */
+		return type != PQ_BOOLEAN;
 	case PQ_ENC_RLE:
 		return type == PQ_BOOLEAN;
 	case PQ_ENC_DELTA_BINARY_PACKED:

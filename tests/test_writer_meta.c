@@ -352,6 +352,15 @@ START_TEST(test_refusals)
 	ck_assert_int_eq(pq_writer_open(&w, fd, e.v, e.n, &o, NULL, 0, &err), PQ_EINVAL);
 	ck_assert_msg(strstr(err.msg, "column a") && strstr(err.msg, "DELTA_LENGTH_BYTE_ARRAY"), "%s", err.msg);
 
+	els be;
+	be.n = 0;
+	grp(&be, "schema", -1, 1);
+	prim(&be, "flag", PQ_OPTIONAL, PQ_BOOLEAN);
+	pq_column_encoding bdict = {"flag", PQ_ENC_RLE_DICTIONARY};
+	o.column_encodings = &bdict;
+	ck_assert_int_eq(pq_writer_open(&w, fd, be.v, be.n, &o, NULL, 0, &err), PQ_EINVAL);
+	ck_assert_msg(strstr(err.msg, "column flag"), "%s", err.msg);
+
 	pq_write_options_init(&o);
 	const char *bloom[] = {"nope", NULL};
 	o.bloom_columns = bloom;
