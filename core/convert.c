@@ -2,12 +2,19 @@
  * type inference (a first pass over the file), then a second pass that
  * parses every value into per-column typed batches fed to pq_writer.
  *
- * Memory: one record (bounded by the tokenizer), plus one batch per column:
- * batch rows are chosen so the fixed-width part stays near BATCH_BYTES, and
- * a batch is also flushed when its text bytes pass BATCH_TEXT_BYTES. The
- * writer holds at most one row group of encoded pages. */
+ * Memory: one record (bounded by the tokenizer), plus two sets of batches
+ * (one per column each): batch rows are chosen so the fixed-width part
+ * stays near BATCH_BYTES, and a batch is also flushed when its text bytes
+ * pass BATCH_TEXT_BYTES. The writer holds at most one row group of encoded
+ * pages.
+ *
+ * Threads: while this thread tokenizes and parses into one set of batches,
+ * a writer thread encodes and compresses the other (a two-stage pipeline:
+ * parsing and encoding each take about half the work). The writer thread
+ * is the only one touching pq_writer between open and close. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +24,8 @@
 #include "pq_writer.h"
 #include "convert_internal.h"
 
-#define BATCH_BYTES (16u << 20)
-#define BATCH_TEXT_BYTES (32u << 20)
+#define BATCH_BYTES (8u << 20)
+#define BATCH_TEXT_BYTES (16u << 20)
 #define BATCH_MAX_ROWS 65536u
 
 typedef struct column {
@@ -30,15 +37,38 @@ typedef struct column {
 	bool empty_is_value; /* "" is an empty value, not NULL (STRING, binary) */
 	size_t width;       /* bytes per value in vals (BYTE_ARRAY: 0) */
 	pq_infer inf;
-	/* the batch */
+	pq_buf big;         /* wide DECIMAL scratch */
+} column;
+
+/* One column's part of a batch. */
+typedef struct colbuf {
 	uint8_t *def;
 	uint8_t *vals;      /* fixed-width values */
 	size_t nvals;
 	size_t *offs;       /* BYTE_ARRAY: start of each value in text (+1 end) */
 	pq_bytes *views;
 	pq_buf text;
-	pq_buf big;         /* wide DECIMAL scratch */
-} column;
+} colbuf;
+
+/* A batch of rows for every column, handed to the writer thread whole. */
+typedef struct batchset {
+	colbuf *cb;         /* ncols */
+	size_t rows;
+	bool end_group;     /* end the row group after writing it */
+} batchset;
+
+/* The writer thread and its one-slot queue. */
+typedef struct pipe {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool started;
+	batchset *job;      /* handed over, not yet written */
+	bool busy;          /* the thread is writing a set */
+	bool stop;
+	pq_status st;       /* the first failure of the writer thread */
+	pq_error err;
+} pipe_t;
 
 typedef struct conv {
 	const char *name;
@@ -49,10 +79,13 @@ typedef struct conv {
 	size_t *by_csv;     /* csv index -> schema column */
 	pq_schema_element *els;
 	uint32_t nels;
-	size_t batch_rows, rows;
+	size_t batch_rows;
 	uint64_t group_rows, row_group_rows;
 	size_t text_bytes;
 	pq_writer *w;
+	batchset sets[2];
+	batchset *cur;      /* the set being filled */
+	pipe_t pipe;
 } conv;
 
 /* ---- header ------------------------------------------------------------ */
@@ -153,64 +186,163 @@ static pq_status alloc_batches(conv *c, pq_error *err)
 	if (rows > c->row_group_rows)
 		rows = (size_t)c->row_group_rows;
 	c->batch_rows = rows;
-	for (size_t i = 0; i < c->ncols; i++) {
-		column *col = &c->cols[i];
-		col->def = malloc(rows);
-		if (col->width)
-			col->vals = malloc(rows * col->width);
-		else {
-			col->offs = malloc((rows + 1) * sizeof *col->offs);
-			col->views = malloc(rows * sizeof *col->views);
-		}
-		if (!col->def || (col->width ? !col->vals : !col->offs || !col->views))
+	for (int s = 0; s < 2; s++) {
+		batchset *b = &c->sets[s];
+		b->cb = calloc(c->ncols ? c->ncols : 1, sizeof *b->cb);
+		if (!b->cb)
 			return pq_fail(err, PQ_ENOMEM, "%s: no memory for column batches", c->name);
+		for (size_t i = 0; i < c->ncols; i++) {
+			colbuf *cb = &b->cb[i];
+			size_t width = c->cols[i].width;
+			cb->def = malloc(rows);
+			if (width) {
+				cb->vals = malloc(rows * width);
+			} else {
+				cb->offs = malloc((rows + 1) * sizeof *cb->offs);
+				cb->views = malloc(rows * sizeof *cb->views);
+			}
+			if (!cb->def || (width ? !cb->vals : !cb->offs || !cb->views))
+				return pq_fail(err, PQ_ENOMEM, "%s: no memory for column batches",
+					       c->name);
+		}
 	}
+	c->cur = &c->sets[0];
 	return PQ_OK;
 }
 
 static void free_columns(conv *c)
 {
-	for (size_t i = 0; c->cols && i < c->ncols; i++) {
-		column *col = &c->cols[i];
-		free(col->def);
-		free(col->vals);
-		free(col->offs);
-		free(col->views);
-		pq_buf_free(&col->text);
-		pq_buf_free(&col->big);
+	for (int s = 0; s < 2; s++) {
+		batchset *b = &c->sets[s];
+		for (size_t i = 0; b->cb && i < c->ncols; i++) {
+			free(b->cb[i].def);
+			free(b->cb[i].vals);
+			free(b->cb[i].offs);
+			free(b->cb[i].views);
+			pq_buf_free(&b->cb[i].text);
+		}
+		free(b->cb);
+		b->cb = NULL;
 	}
+	for (size_t i = 0; c->cols && i < c->ncols; i++)
+		pq_buf_free(&c->cols[i].big);
 	free(c->cols);
 	free(c->by_csv);
 	c->cols = NULL;
 	c->by_csv = NULL;
 }
 
-static pq_status flush(conv *c, pq_error *err)
+/* Writes one set (writer thread, or this one when no thread runs). */
+static pq_status write_set(conv *c, batchset *b, pq_error *err)
 {
-	if (c->rows == 0)
-		return PQ_OK;
-	for (size_t i = 0; i < c->ncols; i++) {
-		column *col = &c->cols[i];
+	for (size_t i = 0; b->rows && i < c->ncols; i++) {
+		const column *col = &c->cols[i];
+		colbuf *cb = &b->cb[i];
 		pq_values v = {.type = col->type.physical, .type_length = col->type.type_length,
-			       .n = col->nvals};
+			       .n = cb->nvals};
 		if (col->width) {
-			v.v.any = col->vals;
+			v.v.any = cb->vals;
 		} else {
-			col->offs[col->nvals] = col->text.len;
-			for (size_t k = 0; k < col->nvals; k++)
-				col->views[k] = (pq_bytes){col->text.p + col->offs[k],
-							   col->offs[k + 1] - col->offs[k]};
-			v.v.ba = col->views;
+			cb->offs[cb->nvals] = cb->text.len;
+			for (size_t k = 0; k < cb->nvals; k++)
+				cb->views[k] = (pq_bytes){cb->text.p + cb->offs[k],
+							  cb->offs[k + 1] - cb->offs[k]};
+			v.v.ba = cb->views;
 		}
-		pq_status st = pq_writer_write(c->w, i, c->rows, col->required ? NULL : col->def,
+		pq_status st = pq_writer_write(c->w, i, b->rows, col->required ? NULL : cb->def,
 					       &v, err);
 		if (st != PQ_OK)
 			return pq_context(err, "%s", c->name);
-		col->nvals = 0;
-		col->text.len = 0;
+		cb->nvals = 0;
+		cb->text.len = 0;
 	}
-	c->rows = 0;
+	b->rows = 0;
+	if (b->end_group) {
+		b->end_group = false;
+		pq_status st = pq_writer_end_row_group(c->w, err);
+		if (st != PQ_OK)
+			return pq_context(err, "%s", c->name);
+	}
+	return PQ_OK;
+}
+
+static void *writer_thread(void *arg)
+{
+	conv *c = arg;
+	pipe_t *p = &c->pipe;
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->job && !p->stop)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (!p->job)
+			break;
+		batchset *b = p->job;
+		p->busy = true;
+		pthread_mutex_unlock(&p->lock);
+		pq_error e;
+		pq_status st = p->st == PQ_OK ? write_set(c, b, &e) : PQ_OK;
+		pthread_mutex_lock(&p->lock);
+		if (st != PQ_OK && p->st == PQ_OK) {
+			p->st = st;
+			p->err = e;
+		}
+		p->job = NULL;
+		p->busy = false;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Waits until the writer thread is idle; its failure, if any. */
+static pq_status pipe_wait(conv *c, pq_error *err)
+{
+	pipe_t *p = &c->pipe;
+	if (!p->started)
+		return PQ_OK;
+	pthread_mutex_lock(&p->lock);
+	while (p->job || p->busy)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pq_status st = p->st;
+	if (st != PQ_OK && err)
+		*err = p->err;
+	pthread_mutex_unlock(&p->lock);
+	return st;
+}
+
+static void pipe_stop(conv *c)
+{
+	pipe_t *p = &c->pipe;
+	if (!p->started)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	p->started = false;
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+}
+
+/* Hands the filled set to the writer thread and continues with the other
+ * one (after the thread is done with it). Without a thread: writes here. */
+static pq_status flush(conv *c, bool end_group, pq_error *err)
+{
+	batchset *b = c->cur;
+	b->end_group = end_group;
 	c->text_bytes = 0;
+	if (b->rows == 0 && !end_group)
+		return PQ_OK;
+	if (!c->pipe.started)
+		return write_set(c, b, err);
+	PQ_TRY(pipe_wait(c, err));
+	pipe_t *p = &c->pipe;
+	pthread_mutex_lock(&p->lock);
+	p->job = b;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	c->cur = b == &c->sets[0] ? &c->sets[1] : &c->sets[0];
 	return PQ_OK;
 }
 
@@ -223,17 +355,19 @@ static pq_status value_error(conv *c, const column *col, const pq_csv_field *f, 
 		       (unsigned long long)f->line, col->csv_index + 1, nm, what);
 }
 
-static pq_status add_value(conv *c, column *col, const pq_csv_field *f, pq_error *err)
+static pq_status add_value(conv *c, size_t i, const pq_csv_field *f, pq_error *err)
 {
+	column *col = &c->cols[i];
 	bool null = f->null || (f->n == 0 && !col->empty_is_value);
 	if (null) {
 		if (col->required)
 			return value_error(c, col, f, PQ_EINVAL,
 					   "empty value in a REQUIRED column", err);
-		col->def[c->rows] = 0;
+		c->cur->cb[i].def[c->cur->rows] = 0;
 		return PQ_OK;
 	}
-	col->def[c->rows] = 1;
+	colbuf *cb = &c->cur->cb[i];
+	cb->def[c->cur->rows] = 1;
 	pq_cv_value v;
 	char why[160];
 	if (!pq_cv_parse(&col->type, f->p, f->n, &v, &col->big, why, sizeof why)) {
@@ -243,14 +377,14 @@ static pq_status add_value(conv *c, column *col, const pq_csv_field *f, pq_error
 		return value_error(c, col, f, PQ_EINVAL, msg, err);
 	}
 	if (!col->width) {
-		col->offs[col->nvals++] = col->text.len;
-		pq_buf_append(&col->text, v.p, v.n);
-		if (col->text.oom)
+		cb->offs[cb->nvals++] = cb->text.len;
+		pq_buf_append(&cb->text, v.p, v.n);
+		if (cb->text.oom)
 			return pq_fail(err, PQ_ENOMEM, "%s: no memory for a batch", c->name);
 		c->text_bytes += v.n;
 		return PQ_OK;
 	}
-	uint8_t *dst = col->vals + col->nvals * col->width;
+	uint8_t *dst = cb->vals + cb->nvals * col->width;
 	switch (col->type.physical) {
 	case PQ_BOOLEAN: *dst = v.v.b; break;
 	case PQ_INT32: memcpy(dst, &v.v.i32, 4); break;
@@ -259,7 +393,7 @@ static pq_status add_value(conv *c, column *col, const pq_csv_field *f, pq_error
 	case PQ_DOUBLE: memcpy(dst, &v.v.f64, 8); break;
 	default: memcpy(dst, v.p, col->width); break; /* FLBA: exactly width bytes */
 	}
-	col->nvals++;
+	cb->nvals++;
 	return PQ_OK;
 }
 
@@ -309,6 +443,14 @@ static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_st
 	if (st != PQ_OK)
 		return pq_context(err, "%s", c->name);
 	PQ_TRY(alloc_batches(c, err));
+	pipe_t *p = &c->pipe;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->started = pthread_create(&p->thread, NULL, writer_thread, c) == 0;
+	if (!p->started) { /* no thread: the same work, in this one */
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
+	}
 	for (;;) {
 		bool done;
 		PQ_TRY(pq_csv_next(&c->r, &done, err));
@@ -316,19 +458,19 @@ static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_st
 			break;
 		PQ_TRY(check_ragged(c, err));
 		for (size_t i = 0; i < c->ncols; i++)
-			PQ_TRY(add_value(c, &c->cols[i], &c->r.fields[c->cols[i].csv_index], err));
-		c->rows++;
+			PQ_TRY(add_value(c, i, &c->r.fields[c->cols[i].csv_index], err));
+		c->cur->rows++;
 		c->group_rows++;
-		if (c->rows == c->batch_rows || c->text_bytes >= BATCH_TEXT_BYTES)
-			PQ_TRY(flush(c, err));
 		if (c->group_rows == c->row_group_rows) {
-			PQ_TRY(flush(c, err));
-			if ((st = pq_writer_end_row_group(c->w, err)) != PQ_OK)
-				return pq_context(err, "%s", c->name);
+			PQ_TRY(flush(c, true, err));
 			c->group_rows = 0;
+		} else if (c->cur->rows == c->batch_rows || c->text_bytes >= BATCH_TEXT_BYTES) {
+			PQ_TRY(flush(c, false, err));
 		}
 	}
-	PQ_TRY(flush(c, err));
+	PQ_TRY(flush(c, false, err));
+	PQ_TRY(pipe_wait(c, err));
+	pipe_stop(c);
 	st = pq_writer_close(c->w, stats, err);
 	if (st != PQ_OK)
 		return pq_context(err, "%s", c->name);
@@ -456,6 +598,10 @@ pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,
 	if (stats)
 		memset(stats, 0, sizeof *stats);
 	pq_status st = convert(&c, in_fd, out_fd, format, schema_text, opts, stats, err);
+	if (c.pipe.started) { /* a failure while the thread runs: let it finish first */
+		pipe_wait(&c, NULL);
+		pipe_stop(&c);
+	}
 	if (c.w)
 		pq_writer_free(c.w);
 	free_columns(&c);
