@@ -6,9 +6,9 @@
 #   the old file, TSV, shell redirection and Python open("w"), dup'd
 #   descriptors, sub-directories, .parquet pass-through, every bad input the
 #   contract names (cp fails, .error has the line, nothing published, an
-#   existing file unchanged), EINVAL for other extensions, -o ro and
-#   -o staging=, kill -9 mid-conversion and while a writer is open, then a
-#   remount. DuckDB (scripts/duckdb-sql) compares values when available.
+#   existing file unchanged), EINVAL for other extensions, -o ro,
+#   -o staging= and writer options, kill -9 mid-conversion and while a
+#   writer is open, then a remount. DuckDB (scripts/duckdb-sql) compares values when available.
 #
 # Exit 0 pass, 77 skip (no /dev/fuse, fusermount3, python3 or test data),
 # 1 fail. Every mount is unmounted on exit, whatever happens.
@@ -377,13 +377,28 @@ if mount_fs "$M2" -o ro "$S"; then
 	[ -e "$M2/staging" ] && fail "-o ro shows staging/"
 	ls "$M2" | grep -qx staging && fail "-o ro lists staging"
 	cp "$IN/people2.csv" "$M2/" 2>/dev/null && fail "-o ro: a write succeeded"
+	ok "-o ro"
 	umount_fs "$M2"
 fi
-if mount_fs "$M2" -o staging=inbox "$S"; then
+# the writer options of the mount apply (5 rows, 2 per row group: 3 groups)
+if mount_fs "$M2" -o staging=inbox,codec=snappy,row_group_rows=2,bloom_filter=id,data_page_version=2 "$S"; then
 	[ -e "$M2/staging" ] && fail "-o staging=inbox still shows staging/"
 	cp "$IN/people2.csv" "$M2/inbox/named.csv" || fail "cp into inbox/"
 	same "$M2/named.parquet/data.csv" "$IN/people2.csv" || fail "inbox/named.csv not published"
-	ok "-o ro and -o staging="
+	cp "$IN/people.csv" "$M2/inbox/opts.csv" || fail "cp of opts.csv"
+	[ "$(ls "$M2/opts.parquet/row_groups" | wc -l)" -eq 3 ] || fail "row_group_rows=2: $(ls "$M2/opts.parquet/row_groups" | tr '\n' ' ')"
+	if [ -n "$DUCK" ]; then
+		r=$("$DUCK" "SELECT DISTINCT compression FROM parquet_metadata('$S/opts.parquet')" 2>&1)
+		[ "$r" = SNAPPY ] || fail "codec=snappy: DuckDB says $r"
+		r=$("$DUCK" "SELECT count(*) FROM parquet_metadata('$S/opts.parquet') WHERE path_in_schema = 'id' AND bloom_filter_offset IS NOT NULL" 2>&1)
+		[ "$r" = 3 ] || fail "bloom_filter=id: DuckDB sees $r bloom filters on id"
+		r=$("$DUCK" "SELECT count(*) FROM read_parquet('$S/opts.parquet')" 2>&1)
+		[ "$r" = 5 ] || fail "DuckDB reads $r rows of opts.parquet"
+	else
+		grep -q SNAPPY "$M2/opts.parquet/row_groups/0/columns/id/metadata.txt" || fail "codec=snappy not applied"
+		[ -e "$M2/opts.parquet/row_groups/0/columns/id/bloom_filter.bin" ] || fail "bloom_filter=id not applied"
+	fi
+	ok "-o staging= and writer options"
 	umount_fs "$M2"
 fi
 
@@ -414,7 +429,12 @@ PY
 	cpid=$!
 	seen=""
 	for i in $(seq 3000); do
-		if ls -A "$S" | grep -q '^\.people\.parquet\.tmp-'; then seen=1; break; fi
+		if ls -A "$S" | grep -q '^\.people\.parquet\.tmp-'; then
+			seen=1
+			# half-written: in SOURCE, but never in the mount
+			ls -A "$M3" | grep -q 'tmp-' && fail "a temporary file is visible in the mount mid-conversion"
+			break
+		fi
 		kill -0 $cpid 2>/dev/null || break
 		sleep 0.01
 	done
