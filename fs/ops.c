@@ -758,14 +758,21 @@ static void pfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_
 static void pfs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 			 size_t size, int flags)
 {
-	(void)ino, (void)name, (void)value, (void)size, (void)flags;
-	rofs(req);
+	(void)name, (void)value, (void)size, (void)flags;
+	/* staged files keep no extended attributes (cp -p then uses chmod) */
+	if (stg_node(fs_of(req), ino))
+		fuse_reply_err(req, ENOTSUP);
+	else
+		rofs(req);
 }
 
 static void pfs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	(void)ino, (void)name;
-	rofs(req);
+	(void)name;
+	if (stg_node(fs_of(req), ino))
+		fuse_reply_err(req, ENOTSUP);
+	else
+		rofs(req);
 }
 
 static void pfs_init(void *userdata, struct fuse_conn_info *conn)

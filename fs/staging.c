@@ -111,20 +111,21 @@ static stg_ent *ent_of_node(pfs_staging *s, const pfs_node *n)
 	return ent_by_id(s, n->key.gen);
 }
 
-/* Attributes of a staging entry, from what is on disk now. */
-static int stat_ent(pfs_staging *s, const stg_ent *e, pfs_kind kind, fuse_ino_t ino,
+/* Attributes of a staging name, from what is on disk now. */
+static int stat_rel(pfs_staging *s, const char *rel, pfs_kind kind, fuse_ino_t ino,
 		    struct stat *st)
 {
 	char p[PATH_MAX];
 	int rc;
 	if (kind == PFS_K_STG_DIR) {
-		rc = stg_source_path(s, e->rel, p, sizeof p);
+		/* SOURCE's directory, or only the store's (SOURCE's removed) */
+		rc = stg_source_path(s, rel, p, sizeof p);
 		if (rc == 0 && (stat(p, st) != 0 || !S_ISDIR(st->st_mode)))
-			rc = stg_store_path(s, e->rel, NULL, p, sizeof p);
+			rc = stg_store_path(s, rel, NULL, p, sizeof p);
 		else if (rc == 0)
 			goto got;
 	} else {
-		rc = stg_store_path(s, e->rel, NULL, p, sizeof p);
+		rc = stg_store_path(s, rel, NULL, p, sizeof p);
 	}
 	if (rc)
 		return rc;
@@ -148,7 +149,7 @@ int pfs_stg_stat(pfs_fs *fs, pfs_node *n, struct stat *st)
 	stg_ent *e = s ? ent_of_node(s, n) : NULL;
 	if (!e)
 		return -ESTALE;
-	return stat_ent(s, e, (pfs_kind)n->key.kind, n->ino, st);
+	return stat_rel(s, e->rel, (pfs_kind)n->key.kind, n->ino, st);
 }
 
 pfs_node *pfs_stg_root(pfs_fs *fs)
@@ -172,23 +173,22 @@ static int lookup_ent(pfs_staging *s, stg_ent *dir, const char *name, pfs_node *
 	int rc = stg_join(dir->rel, name, rel, sizeof rel);
 	if (rc)
 		return rc;
-	stg_ent *e = stg_ent_get(s, rel);
-	if (!e)
-		return -ENOMEM;
 	pfs_kind kinds[2] = {PFS_K_STG_DIR, PFS_K_NONE};
 	if (stg_error_base(name))
 		kinds[0] = PFS_K_STG_ERROR;
 	else if (stg_type_of(name) != STG_T_NONE)
 		kinds[0] = PFS_K_STG_FILE, kinds[1] = PFS_K_STG_DIR;
+	/* nothing is remembered of a name that does not exist */
 	for (int i = 0; i < 2 && kinds[i] != PFS_K_NONE; i++) {
-		pfs_node *n = node_of(s, e, kinds[i]);
+		if (stat_rel(s, rel, kinds[i], 0, st))
+			continue;
+		stg_ent *e = stg_ent_get(s, rel);
+		pfs_node *n = e ? node_of(s, e, kinds[i]) : NULL;
 		if (!n)
 			return -ENOMEM;
-		rc = stat_ent(s, e, kinds[i], n->ino, st);
-		if (rc == 0) {
-			*out = n;
-			return 0;
-		}
+		st->st_ino = n->ino;
+		*out = n;
+		return 0;
 	}
 	return -ENOENT;
 }
