@@ -211,8 +211,6 @@ static pq_status convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int out
 	}
 	char *schema;
 	PQ_TRY(read_sidecar(s, e->rel, &schema, err));
-	/* TODO(issue 5): encryption keys from key_file into s->wopts
-	 * (footer_key, column_keys) once the key ring can hand them out. */
 	pq_convert_stats stats = {0};
 	pq_status st = pq_convert_csv(in, out, e->name, t == STG_T_TSV ? PQ_CSV_TAB : PQ_CSV_COMMA,
 				      schema, &s->wopts, &stats, err);

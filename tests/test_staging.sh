@@ -73,6 +73,9 @@ mount_fs() {
 
 umount_fs() {
 	local m=$1 i
+	# releases are asynchronous: the kernel drops those still queued at
+	# unmount (the daemon would never free those handles)
+	sleep 0.3
 	fusermount3 -u "$m" || fail "fusermount3 -u $m"
 	for i in "${!MNTS[@]}"; do
 		[ "${MNTS[$i]}" = "$m" ] && { wait "${PIDS[$i]}" 2>/dev/null; PIDS[$i]=""; }
@@ -219,7 +222,9 @@ cp "$IN/people.tsv" "$M/staging/" || fail "cp people.tsv"
 same "$M/people.parquet/data.csv" "$IN/people_tsv.csv" || fail "people.tsv did not replace people.parquet"
 cp "$IN/people2.csv" "$M/staging/people.CSV" || fail "cp people.CSV (upper-case extension)"
 same "$M/people.parquet/data.csv" "$IN/people2.csv" || fail "people.CSV did not replace people.parquet"
-ok "csv, tsv and case of the extension"
+cp "$IN/people2.csv" "$M/staging/a.b.csv" || fail "cp a.b.csv"
+same "$M/a.b.parquet/data.csv" "$IN/people2.csv" || fail "a.b.csv is not published as a.b.parquet"
+ok "csv, tsv, case of the extension, a.b.csv"
 
 # ---- shell redirection, Python open("w"), dup'd descriptors ---------------------
 printf 'k,v\n1,one\n' > "$M/staging/redir.csv" || fail "shell redirection into staging/"
