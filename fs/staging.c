@@ -336,7 +336,10 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 	int oflags = O_CLOEXEC | O_NOFOLLOW | (writable ? O_RDWR : O_RDONLY);
 	if (create)
 		oflags |= O_CREAT | (flags & O_EXCL);
-	pthread_mutex_lock(&e->lock);
+	/* readers need no state: they never wait for a conversion */
+	bool locked = kind == PFS_K_STG_FILE && writable;
+	if (locked)
+		pthread_mutex_lock(&e->lock);
 	h->fd = open(p, oflags, create ? (mode & 0666) : 0);
 	if (h->fd < 0 || fstat(h->fd, st) != 0) {
 		rc = -errno;
@@ -358,11 +361,13 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 		}
 		(void)fstat(h->fd, st);
 	}
-	pthread_mutex_unlock(&e->lock);
+	if (locked)
+		pthread_mutex_unlock(&e->lock);
 	*out = h;
 	return 0;
 fail:
-	pthread_mutex_unlock(&e->lock);
+	if (locked)
+		pthread_mutex_unlock(&e->lock);
 	if (h->fd >= 0)
 		close(h->fd);
 	free(h);
@@ -411,8 +416,8 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 	int rc;
 	if (!d)
 		rc = -ESTALE;
-	else if (valid_new_name(name, false, &rc) && (rc = stg_join(d->rel, name, rel, sizeof rel)) == 0 &&
-		 !(e = stg_ent_get(s, rel)))
+	else if (valid_new_name(name, false, &rc) &&
+		 (rc = stg_join(d->rel, name, rel, sizeof rel)) == 0 && !(e = stg_ent_get(s, rel)))
 		rc = -ENOMEM;
 	stg_handle *h = NULL;
 	struct stat st;
@@ -628,7 +633,7 @@ void pfs_stg_rmdir(fuse_req_t req, pfs_node *dir, const char *name)
 	if (rc == 0) {
 		/* staged files first: rmdir fails while the store holds any */
 		int a = rmdir(tp) == 0 ? 0 : errno;
-		int b = rmdir(sp) == 0 ? 0 : errno;
+		int b = a == 0 || a == ENOENT ? (rmdir(sp) == 0 ? 0 : errno) : EEXIST;
 		if (a == ENOTEMPTY || a == EEXIST || b == ENOTEMPTY || b == EEXIST)
 			rc = -ENOTEMPTY;
 		else if (a == ENOENT && b == ENOENT)

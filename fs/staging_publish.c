@@ -308,9 +308,11 @@ int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
 	    stg_store_path(s, e->rel, STG_MARK_DONE, done, sizeof done))
 		return 0;
 	/* handles still open (a dup'd descriptor) keep the bytes, hidden */
-	if (handles_open && rename(p, done) == 0)
+	if (handles_open && rename(p, done) == 0) {
 		e->converted = true;
-	else
+	} else {
 		(void)unlink(p);
+		e->gen = 0; /* no bytes file under the name any more */
+	}
 	return 0;
 }
