@@ -284,6 +284,32 @@ mkdir "$M/staging/empty" && rmdir "$M/staging/empty" || fail "mkdir/rmdir of an 
 mkdir "$M/staging/.hidden" 2>/dev/null && fail "mkdir of a hidden name"
 ok "sub-directories"
 
+# ---- parallel cp's into one directory, listings meanwhile -------------------------
+mkdir "$M/staging/par" || fail "mkdir staging/par"
+pids=()
+for i in 1 2 3 4 5 6; do
+	python3 -c "
+import sys
+i = int(sys.argv[1])
+with open(sys.argv[2], 'w') as f:
+    f.write('id,v\\n')
+    for k in range(5000 * i):
+        f.write(f'{k},{k * i}\\n')
+" $i "$IN/par$i.csv"
+done
+for i in 1 2 3 4 5 6; do
+	cp "$IN/par$i.csv" "$M/staging/par/" &
+	pids+=($!)
+done
+( for k in $(seq 20); do ls -l "$M/par" "$M/staging/par" >/dev/null 2>&1; done ) &
+pids+=($!)
+for p in "${pids[@]}"; do wait "$p" || fail "a parallel cp failed"; done
+for i in 1 2 3 4 5 6; do
+	same "$M/par/par$i.parquet/data.csv" "$IN/par$i.csv" || fail "parallel cp: par$i.parquet"
+done
+[ -z "$(ls -A "$M/staging/par")" ] || fail "staging/par not empty after the parallel cp's: $(ls -A "$M/staging/par")"
+ok "parallel cp's"
+
 # ---- .parquet pass-through -------------------------------------------------------
 cp "$DATA/alltypes_plain.parquet" "$M/staging/ap.parquet" || fail "cp of a .parquet"
 cmp -s "$S/ap.parquet" "$DATA/alltypes_plain.parquet" || fail ".parquet not published byte for byte"
