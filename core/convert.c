@@ -123,9 +123,11 @@ static pq_status read_header(conv *c, pq_bytes **names_out, size_t *n_out, pq_er
 static pq_status setup_column(conv *c, column *col, pq_error *err)
 {
 	const char *why = pq_cv_type_of(col->el, &col->type);
-	if (why)
-		return pq_fail(err, PQ_EINVAL, "%s: column '%.*s': %s", c->name,
-			       (int)col->name.n, (const char *)col->name.p, why);
+	if (why) { /* pq_conv_load_schema refused these already */
+		char nm[128];
+		pq_conv_msg_name(col->name, nm, sizeof nm);
+		return pq_fail(err, PQ_EINVAL, "%s: column '%s': %s", c->name, nm, why);
+	}
 	col->required = col->el->repetition_type == PQ_REQUIRED;
 	col->empty_is_value = col->type.kind == PQ_CV_STRING || col->type.kind == PQ_CV_BINARY;
 	switch (col->type.physical) {
@@ -404,8 +406,8 @@ static pq_status convert(conv *c, int in_fd, int out_fd, pq_csv_format format,
 			 pq_convert_stats *stats, pq_error *err)
 {
 	PQ_TRY(pq_csv_reader_init(&c->r, in_fd, format, c->name, err));
-	pq_bytes *names;
-	size_t n;
+	pq_bytes *names = NULL;
+	size_t n = 0;
 	PQ_TRY(read_header(c, &names, &n, err));
 	c->ncols = n;
 	c->cols = calloc(n, sizeof *c->cols);
@@ -413,7 +415,9 @@ static pq_status convert(conv *c, int in_fd, int out_fd, pq_csv_format format,
 	if (!c->cols || !c->by_csv)
 		return pq_fail(err, PQ_ENOMEM, "%s: no memory for %zu columns", c->name, n);
 	if (schema_text) {
-		PQ_TRY(pq_conv_load_schema(schema_text, c->name, &c->arena, &c->els, &c->nels, err));
+		char sname[PQ_ERROR_MSG_MAX / 2];
+		snprintf(sname, sizeof sname, "%s (schema)", c->name);
+		PQ_TRY(pq_conv_load_schema(schema_text, sname, &c->arena, &c->els, &c->nels, err));
 		PQ_TRY(match_sidecar(c, names, n, err));
 	} else {
 		for (size_t i = 0; i < n; i++) {

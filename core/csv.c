@@ -29,6 +29,11 @@ pq_status pq_csv_reader_init(pq_csv_reader *r, int fd, pq_csv_format format,
 	r->max_record = PQ_CSV_MAX_RECORD;
 	r->max_columns = PQ_CSV_MAX_COLUMNS;
 	r->line = 1;
+	/* Bytes that end a run of plain field bytes. */
+	r->stop[format == PQ_CSV_TAB ? '\t' : ','] = 1;
+	r->stop['\n'] = r->stop['\r'] = 1;
+	if (format == PQ_CSV_TAB)
+		r->stop['\\'] = 1;
 	r->cap = READ_CHUNK;
 	r->buf = malloc(r->cap);
 	if (!r->buf)
@@ -71,16 +76,14 @@ static pq_status refill(pq_csv_reader *r, pq_error *err)
 }
 
 /* The next byte without consuming it, or -1 at the end of the file. */
-static pq_status peek(pq_csv_reader *r, int *c, pq_error *err)
+static inline pq_status peek(pq_csv_reader *r, int *c, pq_error *err)
 {
-	if (r->pos == r->end) {
-		PQ_TRY(refill(r, err));
-		if (r->pos == r->end) {
-			*c = -1;
-			return PQ_OK;
-		}
+	if (r->pos < r->end) {
+		*c = r->buf[r->pos];
+		return PQ_OK;
 	}
-	*c = r->buf[r->pos];
+	PQ_TRY(refill(r, err));
+	*c = r->pos == r->end ? -1 : r->buf[r->pos];
 	return PQ_OK;
 }
 
@@ -91,11 +94,13 @@ static pq_status field_error(pq_csv_reader *r, pq_status st, uint64_t line, pq_e
 		       (unsigned long long)line, r->nfields + 1, what);
 }
 
-/* Appends n bytes to the current field, within the bounds. */
-static pq_status put(pq_csv_reader *r, const uint8_t *p, size_t n, uint64_t line, pq_error *err)
+/* Appends n bytes to the current field, within the bounds (slow path:
+ * limits and growth). */
+static pq_status put_slow(pq_csv_reader *r, const uint8_t *p, size_t n, uint64_t line,
+			  pq_error *err)
 {
 	size_t field_len = r->rec_len - r->starts[r->nfields];
-	if (n > r->max_field - field_len || field_len + n > r->max_field) {
+	if (n > r->max_field - field_len) {
 		char what[96];
 		snprintf(what, sizeof what, "field longer than %zu bytes", r->max_field);
 		return field_error(r, PQ_ELIMIT, line, err, what);
@@ -120,6 +125,20 @@ static pq_status put(pq_csv_reader *r, const uint8_t *p, size_t n, uint64_t line
 	return PQ_OK;
 }
 
+/* The common case inline: room in the record, far from the limits. */
+static inline pq_status put(pq_csv_reader *r, const uint8_t *p, size_t n, uint64_t line,
+			    pq_error *err)
+{
+	if (n == 0)
+		return PQ_OK;
+	if (r->rec_cap - r->rec_len >= n && r->rec_len + n <= r->fast_limit) {
+		memcpy(r->rec + r->rec_len, p, n);
+		r->rec_len += n;
+		return PQ_OK;
+	}
+	return put_slow(r, p, n, line, err);
+}
+
 static pq_status begin_field(pq_csv_reader *r, pq_error *err)
 {
 	if (r->nfields >= r->max_columns) {
@@ -141,6 +160,10 @@ static pq_status begin_field(pq_csv_reader *r, pq_error *err)
 	}
 	r->starts[r->nfields] = r->rec_len;
 	r->fields[r->nfields] = (pq_csv_field){.line = r->line};
+	/* Below this record length neither the field nor the record limit
+	 * can be reached. */
+	size_t fl = r->max_field > SIZE_MAX - r->rec_len ? SIZE_MAX : r->rec_len + r->max_field;
+	r->fast_limit = fl < r->max_record ? fl : r->max_record;
 	return PQ_OK;
 }
 
@@ -157,6 +180,35 @@ static pq_status line_end(pq_csv_reader *r, pq_error *err)
 	return PQ_OK;
 }
 
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Non-zero when a byte of x is zero (may also flag bytes above a zero one:
+ * callers only use it to stop a fast loop). */
+static inline uint64_t zero_byte(uint64_t x)
+{
+	return (x - ONES) & ~x & HIGHS;
+}
+
+/* The first byte in [q, e) that ends a run of plain field bytes (or e):
+ * eight bytes at a time while none of them is special. */
+static inline const uint8_t *scan_plain(const pq_csv_reader *r, const uint8_t *q,
+					const uint8_t *e)
+{
+	uint64_t d = ONES * (r->format == PQ_CSV_TAB ? '\t' : ','), lf = ONES * '\n',
+		 cr = ONES * '\r', bs = ONES * (r->format == PQ_CSV_TAB ? '\\' : '\n');
+	while (e - q >= 8) {
+		uint64_t w;
+		memcpy(&w, q, 8);
+		if (zero_byte(w ^ d) | zero_byte(w ^ lf) | zero_byte(w ^ cr) | zero_byte(w ^ bs))
+			break;
+		q += 8;
+	}
+	while (q < e && !r->stop[*q])
+		q++;
+	return q;
+}
+
 /* A quoted CSV field, from after its opening quote to after the closing one. */
 static pq_status quoted_field(pq_csv_reader *r, pq_error *err)
 {
@@ -167,12 +219,12 @@ static pq_status quoted_field(pq_csv_reader *r, pq_error *err)
 		if (c < 0)
 			return field_error(r, PQ_EINVAL, line, err,
 					   "quoted field not closed before the end of the file");
-		const uint8_t *s = r->buf + r->pos, *e = r->buf + r->end, *q = s;
-		while (q < e && *q != '"') {
-			if (*q == '\n')
-				r->line++;
-			q++;
-		}
+		const uint8_t *s = r->buf + r->pos, *e = r->buf + r->end;
+		const uint8_t *q = memchr(s, '"', (size_t)(e - s));
+		if (!q)
+			q = e;
+		for (const uint8_t *nl = s; (nl = memchr(nl, '\n', (size_t)(q - nl))); nl++)
+			r->line++;
 		PQ_TRY(put(r, s, (size_t)(q - s), line, err));
 		r->pos = (size_t)(q - r->buf);
 		if (q == e)
@@ -191,7 +243,6 @@ static pq_status quoted_field(pq_csv_reader *r, pq_error *err)
 static pq_status plain_field(pq_csv_reader *r, bool *is_null_escape, pq_error *err)
 {
 	uint8_t delim = r->format == PQ_CSV_TAB ? '\t' : ',';
-	bool tsv = r->format == PQ_CSV_TAB;
 	uint64_t line = r->fields[r->nfields].line;
 	size_t raw = 0;
 	bool first_backslash_n = false;
@@ -201,9 +252,8 @@ static pq_status plain_field(pq_csv_reader *r, bool *is_null_escape, pq_error *e
 		PQ_TRY(peek(r, &c, err));
 		if (c < 0 || c == delim || c == '\n' || c == '\r')
 			break;
-		const uint8_t *s = r->buf + r->pos, *e = r->buf + r->end, *q = s;
-		while (q < e && *q != delim && *q != '\n' && *q != '\r' && !(tsv && *q == '\\'))
-			q++;
+		const uint8_t *s = r->buf + r->pos, *e = r->buf + r->end;
+		const uint8_t *q = scan_plain(r, s, e);
 		PQ_TRY(put(r, s, (size_t)(q - s), line, err));
 		raw += (size_t)(q - s);
 		r->pos = (size_t)(q - r->buf);

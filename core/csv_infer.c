@@ -50,6 +50,10 @@ static enum cls classify(pq_infer *s, const uint8_t *p, size_t n)
 					return C_STRING;
 				return C_INT;
 			}
+			/* Without an exponent, fewer than 300 digits can neither
+			 * overflow nor underflow: no need to convert. */
+			if (!num.exp && num.int_digits + num.frac_digits < 300)
+				return C_DOUBLE;
 			if (!pq_cv_strtod(p, n, false, &d, &f) || isinf(d) || (d == 0 && num.nonzero))
 				return C_STRING;
 			return C_DOUBLE;

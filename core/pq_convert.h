@@ -29,8 +29,9 @@ typedef struct pq_column_key {
 } pq_column_key;
 
 /* The value encoding of one column's data pages, overriding the default
- * (RLE_DICTIONARY when opts->dictionary, else PLAIN). encoding is an enum
- * pq_encoding: PLAIN, RLE_DICTIONARY, DELTA_BINARY_PACKED (INT32/INT64),
+ * (RLE_DICTIONARY when opts->dictionary, else PLAIN; BOOLEAN is always
+ * PLAIN by default). encoding is an enum pq_encoding: PLAIN,
+ * RLE_DICTIONARY (not BOOLEAN), DELTA_BINARY_PACKED (INT32/INT64),
  * DELTA_LENGTH_BYTE_ARRAY (BYTE_ARRAY), DELTA_BYTE_ARRAY (BYTE_ARRAY,
  * FIXED_LEN_BYTE_ARRAY), BYTE_STREAM_SPLIT (FLOAT, DOUBLE, INT32, INT64,
  * FIXED_LEN_BYTE_ARRAY) or RLE (BOOLEAN). RLE_DICTIONARY falls back to

@@ -51,7 +51,9 @@ typedef struct pq_csv_reader {
 	pq_csv_field *fields;
 	size_t nfields, fields_cap;
 	size_t *starts;       /* offsets of fields in rec while building */
+	size_t fast_limit;    /* record length the current field may reach without checks */
 	uint64_t bytes_read;
+	uint8_t stop[256];    /* bytes that end a run of plain field bytes */
 } pq_csv_reader;
 
 /* Prepares a reader of fd from offset 0 (a UTF-8 BOM is skipped). The

@@ -215,6 +215,8 @@ pq_status pq_writer_open(pq_writer **out, int fd, const pq_schema_element *schem
 	else
 		pq_write_options_init(&w->opts);
 	pq_status st = check_options(&w->opts, err);
+	if (w->opts.page_size > PQ_WRITER_MAX_PAGE_BYTES)
+		w->opts.page_size = PQ_WRITER_MAX_PAGE_BYTES;
 	if (st == PQ_OK)
 		st = copy_schema(w, schema, n, err);
 	if (st == PQ_OK)
@@ -347,8 +349,28 @@ static pq_status put_deferred(pq_writer *w, pq_error *err)
 	return PQ_OK;
 }
 
+/* The ColumnMetaData of a chunk as the footer carries it. Today it stays
+ * in ColumnChunk.meta_data. Encryption with a column key (issue 5) goes
+ * here: serialize cc->meta_data (PQ_S_COLUMN_META_DATA), pass it through
+ * pq_wmodule_put(PQ_WM_COLUMN_META) into encrypted_column_metadata and
+ * strip (or, with a plaintext footer, redact) meta_data. */
+static pq_status seal_column_meta(pq_writer *w, uint32_t rg, uint32_t col, pq_column_chunk *cc,
+				  pq_error *err)
+{
+	(void)w;
+	(void)rg;
+	(void)col;
+	(void)cc;
+	(void)err;
+	return PQ_OK;
+}
+
 static pq_status put_footer(pq_writer *w, pq_error *err)
 {
+	for (uint32_t rg = 0; rg < w->nrgs; rg++)
+		for (uint32_t col = 0; col < w->ncols; col++)
+			PQ_TRY(seal_column_meta(w, rg, col, &w->rgs[rg].columns.v[col], err));
+
 	pq_file_meta_data md;
 	memset(&md, 0, sizeof md);
 	md.version = 2;

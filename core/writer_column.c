@@ -77,8 +77,11 @@ static bool encoding_fits(int enc, int32_t type)
 {
 	switch (enc) {
 	case PQ_ENC_PLAIN:
-	case PQ_ENC_RLE_DICTIONARY:
 		return true;
+	case PQ_ENC_RLE_DICTIONARY:
+		/* Two values gain nothing from a dictionary, and readers such
+		 * as Arrow do not expect one for BOOLEAN. */
+		return type != PQ_BOOLEAN;
 	case PQ_ENC_RLE:
 		return type == PQ_BOOLEAN;
 	case PQ_ENC_DELTA_BINARY_PACKED:
@@ -115,6 +118,7 @@ pq_status pq_wcol_new(pq_writer *w, uint32_t index, const pq_schema_element *el,
 	c->width = width_of(c->type, c->type_length);
 	c->optional = el->repetition_type == PQ_OPTIONAL;
 	c->order = pq_writer_sort_order(el);
+	c->pstats.truncatable = c->cstats.truncatable = c->type == PQ_BYTE_ARRAY;
 	pq_wdict_init(&c->dict, c->type, c->type_length);
 
 	int want = pq_writer_column_encoding(w, name, name_len);
@@ -491,6 +495,10 @@ static pq_status check_batch(const pq_wcol *c, size_t rows, const uint8_t *def,
 		 PQ_EINVAL, "values of length %d for FIXED_LEN_BYTE_ARRAY(%d)", v->type_length,
 		 c->type_length);
 	PQ_CHECK(v->n == 0 || v->v.any, err, PQ_EINVAL, "%zu values but no array", v->n);
+	if (v->type == PQ_BYTE_ARRAY)
+		for (size_t i = 0; i < v->n; i++)
+			PQ_CHECK(v->v.ba[i].p || !v->v.ba[i].n, err, PQ_EINVAL,
+				 "value %zu: %zu bytes but no pointer", i, v->v.ba[i].n);
 	if (!def) {
 		PQ_CHECK(v->n == rows, err, PQ_EINVAL,
 			 "%zu rows without definition levels but %zu values", rows, v->n);

@@ -50,11 +50,18 @@ void pq_wdict_clear(pq_wdict *d)
 	d->plain_bytes = 0;
 }
 
+/* A slot: the hash's upper 32 bits (the position uses the lower ones) and
+ * entry index + 1, so most mismatches are seen without touching entries. */
+static uint64_t tag(uint64_t hash, size_t e)
+{
+	return (hash & 0xffffffff00000000ull) | (uint64_t)(e + 1);
+}
+
 static pq_status grow(pq_wdict *d, pq_error *err)
 {
 	size_t cap = d->cap ? d->cap * 2 : 1024;
-	PQ_CHECK(cap <= UINT32_MAX, err, PQ_ELIMIT, "dictionary: too many entries");
-	uint32_t *slots = calloc(cap, sizeof *slots);
+	PQ_CHECK(cap / 2 < UINT32_MAX, err, PQ_ELIMIT, "dictionary: too many entries");
+	uint64_t *slots = calloc(cap, sizeof *slots);
 	uint64_t *hashes = realloc(d->hashes, cap / 2 * sizeof *hashes);
 	if (!slots || !hashes) {
 		free(slots);
@@ -67,7 +74,7 @@ static pq_status grow(pq_wdict *d, pq_error *err)
 		size_t s = (size_t)d->hashes[e] & (cap - 1);
 		while (slots[s])
 			s = (s + 1) & (cap - 1);
-		slots[s] = (uint32_t)(e + 1);
+		slots[s] = tag(d->hashes[e], e);
 	}
 	free(d->slots);
 	d->slots = slots;
@@ -102,9 +109,10 @@ pq_status pq_wdict_index(pq_wdict *d, const pq_values *v, size_t i, uint64_t has
 	if (d->count * 2 >= d->cap)
 		PQ_TRY(grow(d, err));
 	size_t s = (size_t)hash & (d->cap - 1);
+	uint64_t hi = hash & 0xffffffff00000000ull;
 	while (d->slots[s]) {
-		size_t e = d->slots[s] - 1;
-		if (d->hashes[e] == hash) {
+		size_t e = (size_t)(uint32_t)d->slots[s] - 1;
+		if ((d->slots[s] & 0xffffffff00000000ull) == hi) {
 			size_t en;
 			const uint8_t *ep = entry(d, e, &en);
 			if (en == n && (n == 0 || memcmp(ep, p, n) == 0)) {
@@ -128,7 +136,7 @@ pq_status pq_wdict_index(pq_wdict *d, const pq_values *v, size_t i, uint64_t has
 	pq_buf_append(&d->data, p, n);
 	PQ_CHECK(!d->data.oom && !d->offs.oom, err, PQ_ENOMEM, "dictionary: out of memory");
 	d->hashes[d->count] = hash;
-	d->slots[s] = (uint32_t)(d->count + 1);
+	d->slots[s] = tag(hash, d->count);
 	*idx = (uint32_t)d->count++;
 	return PQ_OK;
 }

@@ -30,6 +30,9 @@
 /* Statistics and page-index bounds longer than this are truncated (the
  * exactness flags then say so); huge strings should not bloat footers. */
 #define PQ_WRITER_MAX_STAT_BYTES ((size_t)1024)
+/* page_size is capped here, far inside what readers accept for one page
+ * (ours: 1 GiB uncompressed). */
+#define PQ_WRITER_MAX_PAGE_BYTES ((uint64_t)256 << 20)
 
 /* ---- modules: where serialized bytes pass on their way to the file ----- */
 
@@ -68,7 +71,7 @@ pq_status pq_wmodule_put(pq_writer *w, pq_wmodule kind, pq_wmodule_at at, const 
 /* How min and max compare for a column (parquet.thrift ColumnOrder:
  * TYPE_ORDER, by logical type, then physical type). */
 typedef enum pq_sort_order {
-	PQ_ORDER_NONE = 0,   /* undefined (INT96, INTERVAL, FLOAT16): no min/max */
+	PQ_ORDER_NONE = 0,   /* undefined (INT96, INTERVAL): no min/max */
 	PQ_ORDER_BOOL,
 	PQ_ORDER_I32,
 	PQ_ORDER_U32,
@@ -76,6 +79,7 @@ typedef enum pq_sort_order {
 	PQ_ORDER_U64,
 	PQ_ORDER_FLOAT,
 	PQ_ORDER_DOUBLE,
+	PQ_ORDER_FLOAT16,    /* FIXED_LEN_BYTE_ARRAY(2), IEEE half precision */
 	PQ_ORDER_BYTES,      /* unsigned lexicographic */
 	PQ_ORDER_DECIMAL     /* big-endian two's complement of any length */
 } pq_sort_order;
@@ -90,6 +94,8 @@ bool pq_writer_legacy_stats_ok(pq_sort_order o);
 typedef struct pq_wstats {
 	bool has;            /* min/max hold a value (NaNs never count) */
 	bool nan_seen;       /* a NaN was skipped */
+	bool truncatable;    /* BYTE_ARRAY: long bounds may be shortened (not FLBA,
+	                      * whose bounds readers expect at full width) */
 	int64_t nulls;
 	int64_t values;      /* non-null values seen */
 	pq_buf min, max;
@@ -157,7 +163,7 @@ pq_status pq_wbloom_finish(pq_writer *w, pq_wbloom *b, double fpp, pq_wmodule_at
 
 typedef struct pq_wdict {
 	int32_t type, type_length;
-	uint32_t *slots;     /* open addressing: entry index + 1, 0 = empty */
+	uint64_t *slots;     /* open addressing: hash tag | entry index + 1, 0 = empty */
 	uint64_t *hashes;    /* per entry */
 	size_t cap;
 	size_t count;

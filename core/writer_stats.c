@@ -6,8 +6,9 @@
  * unsigned for UINT annotations, IEEE order for FLOAT/DOUBLE with NaN never
  * a bound and zero bounds written as -0.0 (min) and +0.0 (max), unsigned
  * lexicographic bytes for BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY, and numeric
- * order for DECIMAL stored as big-endian two's complement bytes. INT96,
- * INTERVAL and FLOAT16 get no bounds (their orders are undefined here). */
+ * order for DECIMAL stored as big-endian two's complement bytes, IEEE
+ * half-precision order for FLOAT16 (same NaN and zero rules). INT96 and
+ * INTERVAL get no bounds (their orders are undefined). */
 
 #define PQ_WRITER_INTERNAL
 #include "writer_internal.h"
@@ -42,8 +43,11 @@ pq_sort_order pq_writer_sort_order(const pq_schema_element *el)
 	case PQ_BYTE_ARRAY:
 		return is_decimal ? PQ_ORDER_DECIMAL : PQ_ORDER_BYTES;
 	case PQ_FIXED_LEN_BYTE_ARRAY:
-		if (ct == PQ_CT_INTERVAL || (lt && lt->has_FLOAT16))
+		if (ct == PQ_CT_INTERVAL)
 			return PQ_ORDER_NONE;
+		if (lt && lt->has_FLOAT16)
+			return el->has_type_length && el->type_length == 2 ? PQ_ORDER_FLOAT16
+									    : PQ_ORDER_NONE;
 		return is_decimal ? PQ_ORDER_DECIMAL : PQ_ORDER_BYTES;
 	default:
 		return PQ_ORDER_NONE;
@@ -72,7 +76,7 @@ void pq_wstats_free(pq_wstats *s)
 {
 	pq_buf_free(&s->min);
 	pq_buf_free(&s->max);
-	memset(s, 0, sizeof *s);
+	s->has = false;
 }
 
 static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
@@ -116,8 +120,19 @@ static void store_le(uint8_t *p, uint64_t v, size_t n)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* IEEE 754 binary16, little-endian, as a double (exact). */
+static double half_to_double(uint16_t h)
+{
+	int e = (h >> 10) & 0x1f;
+	double m = h & 0x3ff;
+	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+	return (h & 0x8000) ? -v : v;
+}
+
 static double load_float(const uint8_t *p, size_t n)
 {
+	if (n == 2)
+		return half_to_double((uint16_t)load_le(p, 2));
 	if (n == 4) {
 		uint32_t u = (uint32_t)load_le(p, 4);
 		float f;
@@ -134,6 +149,7 @@ static size_t fixed_width(pq_sort_order o)
 {
 	switch (o) {
 	case PQ_ORDER_BOOL: return 1;
+	case PQ_ORDER_FLOAT16: return 2;
 	case PQ_ORDER_I32: case PQ_ORDER_U32: case PQ_ORDER_FLOAT: return 4;
 	case PQ_ORDER_I64: case PQ_ORDER_U64: case PQ_ORDER_DOUBLE: return 8;
 	default: return 0;
@@ -160,6 +176,7 @@ int pq_wstats_cmp(pq_sort_order o, const uint8_t *a, size_t an, const uint8_t *b
 		int64_t x = (int64_t)load_le(a, 8), y = (int64_t)load_le(b, 8);
 		return x < y ? -1 : x > y;
 	}
+	case PQ_ORDER_FLOAT16:
 	case PQ_ORDER_FLOAT:
 	case PQ_ORDER_DOUBLE: {
 		double x = load_float(a, w), y = load_float(b, w);
@@ -195,59 +212,127 @@ static void offer(pq_wstats *s, pq_sort_order o, const uint8_t *p, size_t n)
 		set_bound(&s->max, p, n);
 }
 
+/* Typed scans find a batch's extremes with native comparisons; only those
+ * two are offered (as PLAIN bytes) to the running bounds. */
+#define SCAN_EXTREMES(T, arr, lo_out, hi_out)                 \
+	do {                                                  \
+		T lo_ = (arr)[from], hi_ = lo_;               \
+		for (size_t i_ = from + 1; i_ < from + n; i_++) { \
+			T x_ = (arr)[i_];                     \
+			if (x_ < lo_)                         \
+				lo_ = x_;                     \
+			else if (x_ > hi_)                    \
+				hi_ = x_;                     \
+		}                                             \
+		lo_out = lo_;                                 \
+		hi_out = hi_;                                 \
+	} while (0)
+
+static void offer_u64(pq_wstats *s, pq_sort_order o, uint64_t lo, uint64_t hi, size_t w)
+{
+	uint8_t tmp[8];
+	store_le(tmp, lo, w);
+	offer(s, o, tmp, w);
+	store_le(tmp, hi, w);
+	offer(s, o, tmp, w);
+}
+
+static void add_floats(pq_wstats *s, pq_sort_order o, const pq_values *v, size_t from, size_t n)
+{
+	bool any = false;
+	double lo = 0, hi = 0;
+	for (size_t i = from; i < from + n; i++) {
+		double x = v->type == PQ_FLOAT ? (double)v->v.f32[i] : v->v.f64[i];
+		if (isnan(x)) {
+			s->nan_seen = true;
+			continue;
+		}
+		if (!any) {
+			lo = hi = x;
+			any = true;
+		} else if (x < lo) {
+			lo = x;
+		} else if (x > hi) {
+			hi = x;
+		}
+	}
+	if (!any)
+		return;
+	/* Zeros compare equal; bound_out writes them as -0.0 / +0.0 anyway. */
+	if (v->type == PQ_FLOAT) {
+		float fl = (float)lo, fh = (float)hi;
+		uint32_t a, b;
+		memcpy(&a, &fl, 4);
+		memcpy(&b, &fh, 4);
+		offer_u64(s, o, a, b, 4);
+	} else {
+		uint64_t a, b;
+		memcpy(&a, &lo, 8);
+		memcpy(&b, &hi, 8);
+		offer_u64(s, o, a, b, 8);
+	}
+}
+
 void pq_wstats_add(pq_wstats *s, pq_sort_order o, const pq_values *v, size_t from, size_t n)
 {
 	s->values += (int64_t)n;
-	if (o == PQ_ORDER_NONE)
+	if (o == PQ_ORDER_NONE || n == 0)
 		return;
-	uint8_t tmp[8];
-	for (size_t i = from; i < from + n; i++) {
-		switch (v->type) {
-		case PQ_BOOLEAN:
-			tmp[0] = v->v.b[i] ? 1 : 0;
-			offer(s, o, tmp, 1);
-			break;
-		case PQ_INT32:
-			store_le(tmp, (uint32_t)v->v.i32[i], 4);
-			offer(s, o, tmp, 4);
-			break;
-		case PQ_INT64:
-			store_le(tmp, (uint64_t)v->v.i64[i], 8);
-			offer(s, o, tmp, 8);
-			break;
-		case PQ_FLOAT: {
-			if (isnan(v->v.f32[i])) {
-				s->nan_seen = true;
-				break;
-			}
-			uint32_t u;
-			memcpy(&u, &v->v.f32[i], 4);
-			store_le(tmp, u, 4);
-			offer(s, o, tmp, 4);
-			break;
+	switch (v->type) {
+	case PQ_BOOLEAN: {
+		uint8_t lo = 1, hi = 0;
+		for (size_t i = from; i < from + n; i++) {
+			uint8_t b = v->v.b[i] ? 1 : 0;
+			lo = b < lo ? b : lo;
+			hi = b > hi ? b : hi;
 		}
-		case PQ_DOUBLE: {
-			if (isnan(v->v.f64[i])) {
-				s->nan_seen = true;
-				break;
-			}
-			uint64_t u;
-			memcpy(&u, &v->v.f64[i], 8);
-			store_le(tmp, u, 8);
-			offer(s, o, tmp, 8);
-			break;
+		offer_u64(s, o, lo, hi, 1);
+		return;
+	}
+	case PQ_INT32:
+		if (o == PQ_ORDER_U32) {
+			uint32_t lo, hi;
+			SCAN_EXTREMES(uint32_t, (const uint32_t *)(const void *)v->v.i32, lo, hi);
+			offer_u64(s, o, lo, hi, 4);
+		} else {
+			int32_t lo, hi;
+			SCAN_EXTREMES(int32_t, v->v.i32, lo, hi);
+			offer_u64(s, o, (uint32_t)lo, (uint32_t)hi, 4);
 		}
-		case PQ_BYTE_ARRAY:
+		return;
+	case PQ_INT64:
+		if (o == PQ_ORDER_U64) {
+			uint64_t lo, hi;
+			SCAN_EXTREMES(uint64_t, (const uint64_t *)(const void *)v->v.i64, lo, hi);
+			offer_u64(s, o, lo, hi, 8);
+		} else {
+			int64_t lo, hi;
+			SCAN_EXTREMES(int64_t, v->v.i64, lo, hi);
+			offer_u64(s, o, (uint64_t)lo, (uint64_t)hi, 8);
+		}
+		return;
+	case PQ_FLOAT:
+	case PQ_DOUBLE:
+		add_floats(s, o, v, from, n);
+		return;
+	case PQ_BYTE_ARRAY:
+		for (size_t i = from; i < from + n; i++)
 			offer(s, o, v->v.ba[i].p, v->v.ba[i].n);
-			break;
-		case PQ_FIXED_LEN_BYTE_ARRAY: {
-			size_t w = (size_t)v->type_length;
-			offer(s, o, v->v.fixed + i * w, w);
-			break;
+		return;
+	case PQ_FIXED_LEN_BYTE_ARRAY: {
+		size_t w = (size_t)v->type_length;
+		for (size_t i = from; i < from + n; i++) {
+			const uint8_t *p = v->v.fixed + i * w;
+			if (o == PQ_ORDER_FLOAT16 && isnan(load_float(p, 2))) {
+				s->nan_seen = true;
+				continue;
+			}
+			offer(s, o, p, w);
 		}
-		default:
-			break;
-		}
+		return;
+	}
+	default:
+		return;
 	}
 }
 
@@ -278,12 +363,14 @@ static void bound_out(const pq_wstats *s, pq_sort_order o, bool is_max, pq_buf *
 	const pq_buf *b = is_max ? &s->max : &s->min;
 	out->len = 0;
 	*exact = true;
-	if (o == PQ_ORDER_FLOAT || o == PQ_ORDER_DOUBLE) {
+	if (o == PQ_ORDER_FLOAT16 || o == PQ_ORDER_FLOAT || o == PQ_ORDER_DOUBLE) {
 		size_t w = fixed_width(o);
 		double d = load_float(b->p, w);
 		if (d == 0.0) {
 			uint8_t tmp[8];
-			if (w == 4) {
+			if (w == 2) {
+				store_le(tmp, is_max ? 0x0000 : 0x8000, 2);
+			} else if (w == 4) {
 				float z = is_max ? 0.0f : -0.0f;
 				uint32_t u;
 				memcpy(&u, &z, 4);
@@ -298,7 +385,7 @@ static void bound_out(const pq_wstats *s, pq_sort_order o, bool is_max, pq_buf *
 			return;
 		}
 	}
-	if (o == PQ_ORDER_BYTES && b->len > PQ_WRITER_MAX_STAT_BYTES) {
+	if (o == PQ_ORDER_BYTES && s->truncatable && b->len > PQ_WRITER_MAX_STAT_BYTES) {
 		size_t n = PQ_WRITER_MAX_STAT_BYTES;
 		if (!is_max) {
 			pq_buf_append(out, b->p, n);

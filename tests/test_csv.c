@@ -1,29 +1,23 @@
-/* CSV / TSV input (core/csv*.c, core/convert*.c) against interface.md
- * "Staging details": the tokenizer's dialect and line numbers, every type
- * inference rule, value parsing for sidecar types, sidecar checks and the
- * one-line error messages.
+/* CSV / TSV input (core/csv*.c) against interface.md "Staging details":
+ * the tokenizer's dialect and line numbers, every type inference rule,
+ * value parsing for sidecar types and the reasons in error messages
+ * (whole conversions: test_csv_convert.c).
  *
  * Golden values are independent: Python's datetime for day counts and
  * epoch seconds, Python's int.to_bytes for two's complement decimals,
  * Python's struct 'e' format for IEEE halves, the contract's own examples
- * for messages, and the test data's facts.json for which conformance
- * schemas are flat. */
+ * for messages. */
 #include "config.h"
 
 #include <check.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "minijson.h"
 #include "pq_convert.h"
 #include "pq_csv.h"
-#include "pq_file.h"
 #include "pq_schema.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -635,125 +629,6 @@ START_TEST(test_value_quote)
 }
 END_TEST
 
-/* ---- sidecar schemas ---------------------------------------------------- */
-
-static const char *check_schema(const char *text)
-{
-	static pq_error err;
-	pq_error_clear(&err);
-	if (pq_convert_check_schema(text, "x.schema", &err) == PQ_OK)
-		return "OK";
-	return err.msg;
-}
-
-START_TEST(test_schema_checks)
-{
-	ck_assert_str_eq(check_schema("message m {\n  required int64 id;\n"
-				      "  optional binary name (STRING);\n"
-				      "  optional fixed_len_byte_array(16) u (UUID);\n"
-				      "  optional int32 price (DECIMAL(9,2));\n"
-				      "  optional int64 ts (TIMESTAMP(MICROS,true));\n"
-				      "  optional int32 t (TIME(MILLIS,false));\n"
-				      "  optional float f;\n  optional binary e (ENUM);\n"
-				      "  optional binary j (JSON);\n}\n"),
-			 "OK");
-	ck_assert_str_eq(check_schema("message m {\n  required int64 id;\n"
-				      "  optional group tags (LIST) {\n"
-				      "    repeated group list {\n"
-				      "      optional binary element (STRING);\n    }\n  }\n}\n"),
-			 "x.schema: line 3: field 'tags': a LIST cannot come from CSV");
-	ck_assert_str_eq(check_schema("message m {\n  required int64 id;\n"
-				      "  optional group g {\n    optional int32 a;\n  }\n}\n"),
-			 "x.schema: line 3: field 'g': a nested group cannot come from CSV");
-	ck_assert_str_eq(check_schema("message m {\n  optional group m (MAP) {\n"
-				      "    repeated group key_value {\n"
-				      "      required binary key (STRING);\n    }\n  }\n}\n"),
-			 "x.schema: line 2: field 'm': a MAP cannot come from CSV");
-	ck_assert_str_eq(check_schema("message m {\n  required int64 id;\n\n  optional int96 t;\n}\n"),
-			 "x.schema: line 4: field 't': INT96 cannot come from CSV (use TIMESTAMP)");
-	ck_assert_str_eq(check_schema("message m {\n  repeated int32 r;\n}\n"),
-			 "x.schema: line 2: field 'r': a repeated field cannot come from CSV");
-	ck_assert_str_eq(check_schema("message m {\n  optional int32 a;\n  optional int64 a;\n}\n"),
-			 "x.schema: line 3: field 'a': a second field of this name");
-	ck_assert_str_eq(check_schema("message m {\n  optional int33 a;\n}\n"),
-			 "x.schema: line 2, column 17: expected group or a primitive type, not 'int33'");
-}
-END_TEST
-
-/* Every readable conformance file: its schema text (as parquetfs prints
- * schema.txt) is accepted exactly when the file is flat (facts.json: every
- * column a top-level field, no repetition) and has no INT96 column. */
-START_TEST(test_schema_conformance)
-{
-	const char *dir = TESTDATA_DIR "/expected/data";
-	DIR *d = opendir(dir);
-	if (!d) {
-		fprintf(stderr, "test_schema_conformance: %s absent, skipped\n", dir);
-		return;
-	}
-	struct dirent *de;
-	int accepted = 0, refused = 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char path[1024];
-		snprintf(path, sizeof path, "%s/%s/facts.json", dir, de->d_name);
-		FILE *fp = fopen(path, "rb");
-		if (!fp)
-			continue;
-		static char buf[1 << 22];
-		size_t n = fread(buf, 1, sizeof buf, fp);
-		fclose(fp);
-		mj *facts = mj_parse(buf, n);
-		ck_assert_msg(facts, "%s", path);
-		mj *enc = mj_get(facts, "encrypted");
-		mj *cols = mj_get(facts, "columns");
-		if ((enc && enc->type == 't') || !cols) {
-			mj_free(facts);
-			continue;
-		}
-		bool flat = true;
-		for (size_t i = 0; i < cols->n; i++) {
-			mj *c = mj_at(cols, i);
-			mj *p = mj_get(c, "path"), *rep = mj_get(c, "max_rep"),
-			   *pt = mj_get(c, "physical_type");
-			if (p->n != 1 || rep->num != 0 || !strcmp(pt->str, "INT96"))
-				flat = false;
-		}
-		mj_free(facts);
-		snprintf(path, sizeof path, "%s/parquet-testing/data/%s", TESTDATA_DIR, de->d_name);
-		int fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		struct stat st;
-		fstat(fd, &st);
-		pq_file *f;
-		pq_error err;
-		if (pq_file_open(fd, (uint64_t)st.st_size, de->d_name, NULL, &f, &err) != PQ_OK) {
-			close(fd);
-			continue;
-		}
-		pq_buf text = PQ_BUF_INIT;
-		pq_schema_print(pq_file_schema(f), &text);
-		pq_buf_putc(&text, '\0');
-		pq_error cerr;
-		pq_status cst = pq_convert_check_schema((const char *)text.p, "s.schema", &cerr);
-		ck_assert_msg((cst == PQ_OK) == flat, "%s: flat %d, check: %s\n%s", de->d_name, flat,
-			      cst == PQ_OK ? "accepted" : cerr.msg, (const char *)text.p);
-		if (flat)
-			accepted++;
-		else
-			refused++;
-		pq_buf_free(&text);
-		pq_file_free(f);
-		close(fd);
-	}
-	closedir(d);
-	ck_assert_int_gt(accepted, 10);
-	ck_assert_int_gt(refused, 5);
-}
-END_TEST
-
 int main(void)
 {
 	pq_arena_init(&ty_arena, 0);
@@ -780,11 +655,6 @@ int main(void)
 	tcase_add_test(tc, test_value_times);
 	tcase_add_test(tc, test_value_bytes);
 	tcase_add_test(tc, test_value_quote);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("schema");
-	tcase_add_test(tc, test_schema_checks);
-	tcase_add_test(tc, test_schema_conformance);
-	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
