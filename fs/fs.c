@@ -55,19 +55,29 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 		pfs_fs_free(fs);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
+	/* staging/ needs a writable mount and a SOURCE directory to write in */
+	if (!opts->read_only && !opts->source_is_file &&
+	    pfs_staging_new(fs, &fs->staging, err) != PQ_OK) {
+		pfs_fs_free(fs);
+		return err->status;
+	}
 	*out = fs;
 	return PQ_OK;
 }
 
 int pfs_fs_start(pfs_fs *fs, struct fuse_session *se)
 {
-	return pfs_notify_start(fs->notify, se);
+	int rc = pfs_notify_start(fs->notify, se);
+	if (rc == 0 && fs->staging)
+		rc = pfs_staging_start(fs->staging);
+	return rc;
 }
 
 void pfs_fs_free(pfs_fs *fs)
 {
 	if (!fs)
 		return;
+	pfs_staging_free(fs->staging); /* its recovery thread notifies */
 	pfs_notify_free(fs->notify);
 	pfs_sources_free(fs->sources);
 	pfs_cache_free(fs->cache);

@@ -8,11 +8,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pfs_internal.h"
 
+#define WAIT_SECONDS 2
+
 typedef struct item {
 	struct item *next;
+	uint64_t seq;
 	fuse_ino_t ino;      /* inode, or parent of name */
 	char *name;          /* NULL: invalidate the inode */
 } item;
@@ -20,6 +24,8 @@ typedef struct item {
 struct pfs_notify {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	pthread_cond_t done_cond;  /* pfs_notify_wait */
+	uint64_t pushed, done;     /* sequence numbers of items */
 	item *head, *tail;
 	bool stop, started;
 	pthread_t thread;
@@ -33,6 +39,7 @@ pfs_notify *pfs_notify_new(void)
 		return NULL;
 	pthread_mutex_init(&n->lock, NULL);
 	pthread_cond_init(&n->cond, NULL);
+	pthread_cond_init(&n->done_cond, NULL);
 	return n;
 }
 
@@ -57,9 +64,12 @@ static void *run(void *arg)
 		if (rc && rc != -ENOENT)
 			pfs_log(LOG_DEBUG, "cache invalidation of inode %llu failed: %s",
 				(unsigned long long)it->ino, strerror(-rc));
+		uint64_t seq = it->seq;
 		free(it->name);
 		free(it);
 		pthread_mutex_lock(&n->lock);
+		n->done = seq;
+		pthread_cond_broadcast(&n->done_cond);
 	}
 	pthread_mutex_unlock(&n->lock);
 	return NULL;
@@ -81,6 +91,7 @@ void pfs_notify_free(pfs_notify *n)
 	pthread_mutex_lock(&n->lock);
 	n->stop = true;
 	pthread_cond_signal(&n->cond);
+	pthread_cond_broadcast(&n->done_cond);
 	pthread_mutex_unlock(&n->lock);
 	if (n->started)
 		pthread_join(n->thread, NULL);
@@ -90,6 +101,7 @@ void pfs_notify_free(pfs_notify *n)
 		free(it);
 	}
 	pthread_cond_destroy(&n->cond);
+	pthread_cond_destroy(&n->done_cond);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
 }
@@ -111,6 +123,7 @@ static void push(pfs_notify *n, fuse_ino_t ino, const char *name)
 		free(it);
 		return;
 	}
+	it->seq = ++n->pushed;
 	if (n->tail)
 		n->tail->next = it;
 	else
@@ -128,4 +141,19 @@ void pfs_notify_inode(pfs_notify *n, fuse_ino_t ino)
 void pfs_notify_entry(pfs_notify *n, fuse_ino_t parent, const char *name)
 {
 	push(n, parent, name);
+}
+
+void pfs_notify_wait(pfs_notify *n)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += WAIT_SECONDS;
+	pthread_mutex_lock(&n->lock);
+	uint64_t want = n->pushed;
+	/* a bound, not a promise: an invalidation blocked on a kernel lock
+	 * must not hold the request that waits for it forever */
+	while (n->started && !n->stop && n->done < want)
+		if (pthread_cond_timedwait(&n->done_cond, &n->lock, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&n->lock);
 }

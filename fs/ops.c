@@ -3,8 +3,9 @@
  * Every request starts by resolving its inode: SOURCE entries are stat'ed
  * (a changed file moves to a new generation, see source.c); entries inside
  * a file need that file's current generation, else they are stale
- * (ESTALE makes the kernel look the path up again). Everything outside a
- * future staging folder is read-only: changes fail with EROFS. */
+ * (ESTALE makes the kernel look the path up again). Everything outside
+ * the staging folder (staging.c, which these operations hand its inodes
+ * to) is read-only: changes fail with EROFS. */
 #include "config.h"
 
 #include <errno.h>
@@ -18,6 +19,15 @@
 static pfs_fs *fs_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
+}
+
+/* The node of ino when it belongs to staging/, else NULL. */
+static pfs_node *stg_node(pfs_fs *fs, fuse_ino_t ino)
+{
+	if (!fs->staging)
+		return NULL;
+	pfs_node *n = pfs_inode_by_ino(fs->inodes, ino);
+	return n && pfs_kind_is_staging((pfs_kind)n->key.kind) ? n : NULL;
 }
 
 /* ---- resolving inodes -------------------------------------------------------------- */
@@ -44,6 +54,8 @@ static int resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, res *r)
 	if (!r->n)
 		return -ESTALE;
 	pfs_kind kind = (pfs_kind)r->n->key.kind;
+	if (pfs_kind_is_staging(kind))
+		return pfs_stg_stat(fs, r->n, &r->base); /* base is the whole attr */
 	pfs_src *src = r->n->src;
 	uint64_t gen;
 	int rc = pfs_src_check(fs, src, &gen, &r->base);
@@ -70,8 +82,12 @@ static int resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, res *r)
 static void make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *base,
 		      struct stat *st)
 {
-	memset(st, 0, sizeof *st);
 	pfs_kind k = (pfs_kind)n->key.kind;
+	if (pfs_kind_is_staging(k)) {
+		*st = *base;
+		return;
+	}
+	memset(st, 0, sizeof *st);
 	mode_t r = base->st_mode & 0444;
 	bool dir = pfs_kind_is_dir(k);
 	st->st_ino = n->ino;
@@ -93,6 +109,8 @@ static void make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *ba
 static double timeout_of(const pfs_node *n)
 {
 	pfs_kind k = (pfs_kind)n->key.kind;
+	if (pfs_kind_is_staging(k))
+		return 0; /* changes behind the kernel's back (a conversion) */
 	return k == PFS_K_SRC_DIR || k == PFS_K_FILE ? PFS_SOURCE_TIMEOUT : PFS_FILE_TIMEOUT;
 }
 
@@ -122,9 +140,13 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	pfs_node *n = NULL;
 	pfs_pf *pf = r.pf;
 	struct stat base = r.base;
-	if (r.n->key.kind == PFS_K_SRC_DIR) {
-		/* The staging folder (a later issue) will be looked up here,
-		 * before SOURCE's own entries, when !fs->opts->read_only. */
+	if (parent == FUSE_ROOT_ID && pfs_stg_root(fs) && !strcmp(name, pfs_stg_name(fs))) {
+		/* staging/ comes before a SOURCE entry of the same name */
+		n = pfs_stg_root(fs);
+		rc = pfs_stg_stat(fs, n, &base);
+	} else if (r.n->key.kind == PFS_K_STG_DIR) {
+		rc = pfs_stg_lookup(fs, r.n, name, &n, &base);
+	} else if (r.n->key.kind == PFS_K_SRC_DIR) {
 		pfs_src *c;
 		rc = pfs_src_lookup(fs, r.n->src, parent, name, &c);
 		if (rc == 0)
@@ -137,7 +159,8 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (rc)
 		goto out;
-	bool in_file = n->key.kind != PFS_K_SRC_DIR && n->key.kind != PFS_K_FILE;
+	bool in_file = n->key.kind != PFS_K_SRC_DIR && n->key.kind != PFS_K_FILE &&
+		       !pfs_kind_is_staging((pfs_kind)n->key.kind);
 	make_attr(fs, n, in_file ? pf : NULL, &base, &e.attr);
 	e.ino = n->ino;
 	e.attr_timeout = e.entry_timeout = timeout_of(n);
@@ -149,6 +172,8 @@ out:
 		e.entry_timeout = r.n ? timeout_of(r.n) : PFS_SOURCE_TIMEOUT;
 		if (r.n && r.n->key.kind == PFS_K_SRC_DIR)
 			e.entry_timeout = PFS_SOURCE_TIMEOUT;
+		if (r.n && r.n->key.kind == PFS_K_STG_DIR)
+			e.entry_timeout = 0;
 		fuse_reply_entry(req, &e);
 		return;
 	}
@@ -160,8 +185,12 @@ out:
 
 static void pfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)fi;
 	pfs_fs *fs = fs_of(req);
+	pfs_node *sn = stg_node(fs, ino);
+	if (sn) {
+		pfs_stg_getattr(req, sn, fi);
+		return;
+	}
 	res r;
 	int rc = resolve(fs, ino, false, &r);
 	if (rc) {
@@ -224,6 +253,20 @@ static int add_src(void *arg, const char *name, pfs_src *c)
 	return dir_add(d, name, pfs_inode_get(d->fs->inodes, &k, c), c);
 }
 
+/* The mount root: staging/ first, then SOURCE without an entry of its name. */
+static int add_root(void *arg, const char *name, pfs_src *c)
+{
+	dirh *d = arg;
+	if (!strcmp(name, pfs_stg_name(d->fs)))
+		return 0;
+	return add_src(arg, name, c);
+}
+
+static int add_stg(void *arg, const char *name, pfs_node *n)
+{
+	return dir_add(arg, name, n, NULL);
+}
+
 static int add_tree(void *arg, const char *name, const pfs_key *k)
 {
 	dirh *d = arg;
@@ -248,8 +291,14 @@ static int dir_list(dirh *d)
 	if (d->listed)
 		return 0;
 	int rc;
-	if (d->self->key.kind == PFS_K_SRC_DIR) {
-		/* staging/ (a later issue) is listed here first, unless -o ro. */
+	pfs_node *stg = pfs_stg_root(d->fs);
+	if (d->self->key.kind == PFS_K_STG_DIR) {
+		rc = pfs_stg_list(d->fs, d->self, add_stg, d);
+	} else if (d->self->ino == FUSE_ROOT_ID && stg) {
+		rc = dir_add(d, pfs_stg_name(d->fs), stg, NULL);
+		if (rc == 0)
+			rc = pfs_src_list(d->fs, d->self->src, d->self->ino, add_root, d);
+	} else if (d->self->key.kind == PFS_K_SRC_DIR) {
 		rc = pfs_src_list(d->fs, d->self->src, d->self->ino, add_src, d);
 	} else {
 		rc = pfs_tree_list(d->fs, d->pf, &d->dir, add_tree, d);
@@ -285,7 +334,7 @@ static void pfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	d->self = r.n;
 	d->dir = r.dir;
 	d->base = r.base;
-	if (r.n->key.kind != PFS_K_SRC_DIR) {
+	if (r.n->key.kind != PFS_K_SRC_DIR && r.n->key.kind != PFS_K_STG_DIR) {
 		d->pf = r.pf;
 		r.pf = NULL;
 		/* the listing of a file generation never changes */
@@ -331,13 +380,17 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off, struct fuse_file_
 			if (plus) {
 				struct stat base = d->base;
 				pfs_node *n = de->n;
+				if (pfs_kind_is_staging((pfs_kind)n->key.kind) &&
+				    pfs_stg_stat(fs, n, &base))
+					continue; /* gone since listed */
 				if (de->src) {
 					pfs_node *cn;
 					if (src_child(fs, de->src, &cn, &base))
 						continue; /* vanished since opendir */
 				}
 				bool in_file = n->key.kind != PFS_K_SRC_DIR &&
-					       n->key.kind != PFS_K_FILE;
+					       n->key.kind != PFS_K_FILE &&
+					       !pfs_kind_is_staging((pfs_kind)n->key.kind);
 				make_attr(fs, n, in_file ? d->pf : NULL, &base, &e.attr);
 				e.ino = n->ino;
 				e.attr_timeout = e.entry_timeout = timeout_of(n);
@@ -462,6 +515,11 @@ static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	pfs_fs *fs = fs_of(req);
+	pfs_node *sn = stg_node(fs, ino);
+	if (sn) {
+		pfs_stg_open(req, sn, fi);
+		return;
+	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
 		fuse_reply_err(req, EROFS);
 		return;
@@ -540,13 +598,16 @@ static void read_reply(fuse_req_t req, handle *h, size_t size, uint64_t o)
 static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
-	(void)ino;
 	handle *h = (handle *)(uintptr_t)fi->fh;
 	if (off < 0) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	pfs_fs *fs = fs_of(req); /* req is gone once replied to */
+	if (stg_node(fs, ino)) {
+		pfs_stg_read(req, size, off, fi);
+		return;
+	}
 	atomic_fetch_add(&h->refs, 1);
 	read_reply(req, h, size, (uint64_t)off);
 	if (atomic_fetch_sub(&h->refs, 1) == 1)
@@ -555,9 +616,12 @@ static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 static void pfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)ino;
 	handle *h = (handle *)(uintptr_t)fi->fh;
 	pfs_fs *fs = fs_of(req);
+	if (stg_node(fs, ino)) {
+		pfs_stg_release(req, fi);
+		return;
+	}
 	fuse_reply_err(req, 0);
 	if (atomic_fetch_sub(&h->refs, 1) == 1)
 		handle_free(fs, h);
@@ -566,15 +630,20 @@ static void pfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 static void pfs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	(void)ino;
+	pfs_fs *fs = fs_of(req);
 	struct statvfs sv;
 	memset(&sv, 0, sizeof sv);
-	sv.f_bsize = sv.f_frsize = 4096;
+	/* with staging/, the space is SOURCE's (df, and tools that check it) */
+	if (!fs->staging || statvfs(fs->opts->source_abs, &sv) != 0) {
+		memset(&sv, 0, sizeof sv);
+		sv.f_bsize = sv.f_frsize = 4096;
+	}
 	sv.f_namemax = 255;
-	sv.f_flag = ST_RDONLY | ST_NOSUID | ST_NODEV;
+	sv.f_flag = ST_NOSUID | ST_NODEV | (fs->staging ? 0 : ST_RDONLY);
 	fuse_reply_statfs(req, &sv);
 }
 
-/* ---- everything that would change the tree: read-only ----------------------------- */
+/* ---- everything that would change the tree: staging/ only, else read-only ---------- */
 
 static void rofs(fuse_req_t req)
 {
@@ -584,8 +653,11 @@ static void rofs(fuse_req_t req)
 static void pfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 			struct fuse_file_info *fi)
 {
-	(void)ino, (void)attr, (void)to_set, (void)fi;
-	rofs(req);
+	pfs_node *sn = stg_node(fs_of(req), ino);
+	if (sn)
+		pfs_stg_setattr(req, sn, attr, to_set, fi);
+	else
+		rofs(req);
 }
 
 static void pfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
@@ -597,14 +669,29 @@ static void pfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 
 static void pfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
-	(void)parent, (void)name, (void)mode;
-	rofs(req);
+	pfs_node *sn = stg_node(fs_of(req), parent);
+	if (sn && sn->key.kind == PFS_K_STG_DIR)
+		pfs_stg_mkdir(req, sn, name, mode);
+	else
+		rofs(req);
 }
 
 static void pfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	(void)parent, (void)name;
-	rofs(req);
+	pfs_node *sn = stg_node(fs_of(req), parent);
+	if (sn && sn->key.kind == PFS_K_STG_DIR)
+		pfs_stg_unlink(req, sn, name);
+	else
+		rofs(req);
+}
+
+static void pfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	pfs_node *sn = stg_node(fs_of(req), parent);
+	if (sn && sn->key.kind == PFS_K_STG_DIR)
+		pfs_stg_rmdir(req, sn, name);
+	else
+		rofs(req);
 }
 
 static void pfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
@@ -616,8 +703,14 @@ static void pfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, con
 static void pfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		       fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
-	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
-	rofs(req);
+	(void)name, (void)newname, (void)flags;
+	/* Nothing is renamed in staging/: a staged file is published by its
+	 * close, not by a name. EXDEV makes mv copy (and so convert) instead. */
+	pfs_fs *fs = fs_of(req);
+	if (stg_node(fs, parent) || stg_node(fs, newparent))
+		fuse_reply_err(req, EXDEV);
+	else
+		rofs(req);
 }
 
 static void pfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
@@ -629,28 +722,57 @@ static void pfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const
 static void pfs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		       struct fuse_file_info *fi)
 {
-	(void)parent, (void)name, (void)mode, (void)fi;
-	rofs(req);
+	pfs_node *sn = stg_node(fs_of(req), parent);
+	if (sn && sn->key.kind == PFS_K_STG_DIR)
+		pfs_stg_create(req, sn, name, mode, fi);
+	else
+		rofs(req);
 }
 
 static void pfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
-	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
-	rofs(req);
+	if (stg_node(fs_of(req), ino))
+		pfs_stg_write(req, buf, size, off, fi);
+	else
+		rofs(req);
+}
+
+/* Only staging handles ask for flushes (the others are opened noflush). */
+static void pfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (stg_node(fs_of(req), ino))
+		pfs_stg_flush(req, fi);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static void pfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	if (stg_node(fs_of(req), ino))
+		pfs_stg_fsync(req, datasync, fi);
+	else
+		fuse_reply_err(req, 0);
 }
 
 static void pfs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 			 size_t size, int flags)
 {
-	(void)ino, (void)name, (void)value, (void)size, (void)flags;
-	rofs(req);
+	(void)name, (void)value, (void)size, (void)flags;
+	/* staged files keep no extended attributes (cp -p then uses chmod) */
+	if (stg_node(fs_of(req), ino))
+		fuse_reply_err(req, ENOTSUP);
+	else
+		rofs(req);
 }
 
 static void pfs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	(void)ino, (void)name;
-	rofs(req);
+	(void)name;
+	if (stg_node(fs_of(req), ino))
+		fuse_reply_err(req, ENOTSUP);
+	else
+		rofs(req);
 }
 
 static void pfs_init(void *userdata, struct fuse_conn_info *conn)
@@ -675,13 +797,15 @@ static const struct fuse_lowlevel_ops pfs_ops = {
 	.mknod = pfs_mknod,
 	.mkdir = pfs_mkdir,
 	.unlink = pfs_unlink,
-	.rmdir = pfs_unlink,
+	.rmdir = pfs_rmdir,
 	.symlink = pfs_symlink,
 	.rename = pfs_rename,
 	.link = pfs_link,
 	.open = pfs_open,
 	.read = pfs_read,
 	.write = pfs_write,
+	.flush = pfs_flush,
+	.fsync = pfs_fsync,
 	.release = pfs_release,
 	.opendir = pfs_opendir,
 	.readdir = pfs_readdir,

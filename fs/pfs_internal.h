@@ -8,6 +8,7 @@
  *   stream.c  resumable rendering of the large aggregate entries
  *   notify.c  kernel cache invalidation, off the request threads
  *   ops.c     the FUSE low-level operations
+ *   staging*.c the writable staging/ folder (staging_internal.h)
  */
 #ifndef PFS_INTERNAL_H
 #define PFS_INTERNAL_H
@@ -41,6 +42,10 @@ typedef enum pfs_kind {
 	PFS_K_NONE = 0,
 	PFS_K_SRC_DIR,        /* a directory of SOURCE (key.gen = source id) */
 	PFS_K_FILE,           /* a Parquet file's directory (key.gen = source id) */
+	/* staging/ (key.gen = staging entry id; node->src is NULL) */
+	PFS_K_STG_DIR,        /* staging/ and its sub-directories */
+	PFS_K_STG_FILE,       /* a staged .csv .tsv .schema .parquet */
+	PFS_K_STG_ERROR,      /* its .error */
 	/* file level (key.gen = file generation) */
 	PFS_K_FILE_ERROR,     /* error.txt of a file that cannot be opened */
 	PFS_K_SCHEMA,
@@ -113,6 +118,7 @@ bool pfs_kind_is_dir(pfs_kind k);
 
 typedef struct pfs_src pfs_src;
 typedef struct pfs_pf pfs_pf;
+typedef struct pfs_staging pfs_staging;
 
 /* ---- inode.c ---------------------------------------------------------------- */
 
@@ -185,6 +191,10 @@ int pfs_src_list(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, pfs_src_list_fn f
 int pfs_src_lookup(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, const char *name,
 		   pfs_src **out);
 pfs_src *pfs_src_root(pfs_fs *fs);
+/* The mount itself created, replaced or removed rel (a path under SOURCE):
+ * the entry moves to a new generation now and the kernel is told to
+ * forget the name and what it cached of it (queued: pfs_notify_wait). */
+void pfs_src_changed(pfs_fs *fs, const char *rel);
 
 typedef struct pfs_sources pfs_sources;
 pfs_sources *pfs_sources_new(const char *root, bool root_is_file);
@@ -229,6 +239,10 @@ void pfs_notify_free(pfs_notify *n);
  * kernel may hold locks of the request being served). */
 void pfs_notify_inode(pfs_notify *n, fuse_ino_t ino);
 void pfs_notify_entry(pfs_notify *n, fuse_ino_t parent, const char *name);
+/* Waits (at most about 2 s) until everything queued so far was done. Only
+ * from a request that holds no kernel lock the queue could need (staging's
+ * flush: the kernel holds no directory lock for it). */
+void pfs_notify_wait(pfs_notify *n);
 
 /* ---- the filesystem ------------------------------------------------------------ */
 
@@ -240,6 +254,7 @@ struct pfs_fs {
 	pfs_cache *meta;    /* chunk layouts and metadata texts: small, and kept
 			     * apart so that streaming pages never evicts them */
 	pfs_notify *notify;
+	pfs_staging *staging; /* NULL with -o ro or a single-file SOURCE */
 	/* Keys for encrypted files, loaded from key_file (the encryption
 	 * issue); NULL until then. Files are matched by their path under
 	 * SOURCE (single-file SOURCE: its name), as pq_file_open's name. */
@@ -308,5 +323,38 @@ bool pfs_kind_is_stream(pfs_kind k);
 /* Records an aggregate's size once known; tells the kernel when it was
  * unknown before (so st_size becomes exact). */
 void pfs_node_set_size(pfs_fs *fs, pfs_node *n, uint64_t size);
+
+/* ---- staging.c ------------------------------------------------------------------ */
+
+pq_status pfs_staging_new(pfs_fs *fs, pfs_staging **out, pq_error *err);
+/* Starts recovery of what a crash left (a thread of its own). */
+int pfs_staging_start(pfs_staging *s);
+void pfs_staging_free(pfs_staging *s);
+bool pfs_kind_is_staging(pfs_kind k);
+/* staging/ (NULL when there is none) and its name at the mount root. */
+pfs_node *pfs_stg_root(pfs_fs *fs);
+const char *pfs_stg_name(const pfs_fs *fs);
+/* Attributes of a staging node (st_ino set), from the disk. */
+int pfs_stg_stat(pfs_fs *fs, pfs_node *n, struct stat *st);
+int pfs_stg_lookup(pfs_fs *fs, pfs_node *dir, const char *name, pfs_node **out,
+		   struct stat *st);
+typedef int (*pfs_stg_list_fn)(void *ctx, const char *name, pfs_node *n);
+int pfs_stg_list(pfs_fs *fs, pfs_node *dir, pfs_stg_list_fn fn, void *ctx);
+/* The operations on staging nodes (they reply). */
+void pfs_stg_getattr(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi);
+void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
+		     struct fuse_file_info *fi);
+void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode,
+		    struct fuse_file_info *fi);
+void pfs_stg_open(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi);
+void pfs_stg_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_info *fi);
+void pfs_stg_write(fuse_req_t req, const char *buf, size_t size, off_t off,
+		   struct fuse_file_info *fi);
+void pfs_stg_flush(fuse_req_t req, struct fuse_file_info *fi);
+void pfs_stg_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi);
+void pfs_stg_release(fuse_req_t req, struct fuse_file_info *fi);
+void pfs_stg_mkdir(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode);
+void pfs_stg_rmdir(fuse_req_t req, pfs_node *dir, const char *name);
+void pfs_stg_unlink(fuse_req_t req, pfs_node *dir, const char *name);
 
 #endif

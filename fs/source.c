@@ -107,6 +107,44 @@ pfs_src *pfs_src_root(pfs_fs *fs)
 	return fs->sources->root;
 }
 
+static pfs_src *src_find(pfs_fs *fs, const char *rel)
+{
+	pfs_sources *t = fs->sources;
+	pthread_mutex_lock(&t->lock);
+	pfs_src *s = t->buckets[str_hash(rel) & (t->nbuckets - 1)];
+	while (s && strcmp(s->rel, rel))
+		s = s->hnext;
+	pthread_mutex_unlock(&t->lock);
+	return s;
+}
+
+void pfs_src_changed(pfs_fs *fs, const char *rel)
+{
+	/* the entry itself: a new stat is a new generation (see pfs_src_check) */
+	pfs_src *s = src_find(fs, rel);
+	if (s) {
+		uint64_t gen;
+		(void)pfs_src_check(fs, s, &gen, NULL);
+		pfs_key k = pfs_key_make(s->id, s->is_file ? PFS_K_FILE : PFS_K_SRC_DIR, 0, 0, 0);
+		pfs_node *n = pfs_inode_find(fs->inodes, &k);
+		if (n)
+			pfs_notify_inode(fs->notify, n->ino);
+	}
+	/* its name in the parent (a negative entry, or the old file's) */
+	const char *slash = strrchr(rel, '/');
+	char *prel = strndup(rel, slash ? (size_t)(slash - rel) : 0);
+	pfs_src *p = prel ? src_find(fs, prel) : NULL;
+	free(prel);
+	if (!p)
+		return;
+	pfs_key k = pfs_key_make(p->id, PFS_K_SRC_DIR, 0, 0, 0);
+	pfs_node *n = pfs_inode_find(fs->inodes, &k);
+	if (n) {
+		pfs_notify_entry(fs->notify, n->ino, slash ? slash + 1 : rel);
+		pfs_notify_inode(fs->notify, n->ino);
+	}
+}
+
 /* The entry for rel, created on first use. A path that changed between
  * directory and Parquet file keeps its entry; is_file is updated. */
 static pfs_src *src_get(pfs_fs *fs, const char *rel, bool is_file, fuse_ino_t parent_ino)
@@ -333,6 +371,10 @@ static int classify(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, int dirfd,
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return 0;
 	if (!dir->rel[0] && !strcmp(name, HIDDEN_DIR))
+		return 0;
+	/* staging's temporary files (".NAME.parquet.tmp-PID-N") are never shown:
+	 * half-written Parquet files start with the magic too */
+	if (name[0] == '.' && strstr(name, ".tmp-"))
 		return 0;
 	struct stat st;
 	if (fstatat(dirfd, name, &st, 0) != 0)

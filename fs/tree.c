@@ -285,6 +285,7 @@ bool pfs_kind_is_dir(pfs_kind k)
 	switch (k) {
 	case PFS_K_SRC_DIR:
 	case PFS_K_FILE:
+	case PFS_K_STG_DIR:
 	case PFS_K_COLUMNS:
 	case PFS_K_COLUMN:
 	case PFS_K_RGS:

@@ -1,0 +1,787 @@
+/* staging/: the writable folder of the mount (interface.md, "Staging").
+ *
+ * staging/ and its sub-directories map to SOURCE's directories: a
+ * directory of staging/ lists the sub-directories of SOURCE (and of the
+ * store), the staged files (.csv .tsv .schema .parquet) and their .error
+ * files. Staged bytes go straight to the store (staging_store.c); nothing
+ * is kept in memory but a little state per name.
+ *
+ * Conversion is triggered by a close: the FUSE flush that comes when a
+ * writer closes a descriptor converts the file when it has been written
+ * since the last conversion and no other handle has it open for writing,
+ * so close() (and `cp`'s exit status) reports the outcome. A file that
+ * only a later release sees as finished (created or truncated but never
+ * written, or written by two processes whose flushes raced) is converted
+ * at that release; its outcome is then only in `.error`. A write after a
+ * conversion through a descriptor still open (dup) stages the file again,
+ * so the next close publishes the whole file as it then is.
+ *
+ * Entries here change behind the kernel's back (a conversion removes the
+ * staged file), so their entry and attribute timeouts are 0. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "staging_internal.h"
+
+#define NBUCKETS 4096
+/* A staged name leaves room for the store's suffixes and the temporary
+ * name of its target (".NAME.parquet.tmp-PID-N"). */
+#define NAME_LIMIT (NAME_MAX - 48)
+
+typedef struct stg_handle {
+	stg_ent *e;
+	int fd;
+	bool writable;
+	uint64_t gen;   /* e->gen when opened: a later gen means another file */
+} stg_handle;
+
+static pfs_staging *stg_of(fuse_req_t req)
+{
+	return ((pfs_fs *)fuse_req_userdata(req))->staging;
+}
+
+bool pfs_kind_is_staging(pfs_kind k)
+{
+	return k == PFS_K_STG_DIR || k == PFS_K_STG_FILE || k == PFS_K_STG_ERROR;
+}
+
+/* ---- names ------------------------------------------------------------------------ */
+
+static uint64_t rel_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (; *s; s++) {
+		h ^= (uint8_t)*s;
+		h *= 1099511628211u;
+	}
+	return h;
+}
+
+stg_ent *stg_ent_get(pfs_staging *s, const char *rel)
+{
+	size_t b = rel_hash(rel) & (s->nbuckets - 1);
+	pthread_mutex_lock(&s->lock);
+	stg_ent *e = s->by_rel[b];
+	while (e && strcmp(e->rel, rel))
+		e = e->next_rel;
+	if (!e && (e = calloc(1, sizeof *e)) && !(e->rel = strdup(rel))) {
+		free(e);
+		e = NULL;
+	} else if (e && !e->id) {
+		e->id = pfs_fs_new_id(s->fs);
+		const char *slash = strrchr(e->rel, '/');
+		e->name = slash ? slash + 1 : e->rel;
+		pthread_mutex_init(&e->lock, NULL);
+		e->next_rel = s->by_rel[b];
+		s->by_rel[b] = e;
+		size_t bi = (size_t)e->id & (s->nbuckets - 1);
+		e->next_id = s->by_id[bi];
+		s->by_id[bi] = e;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return e;
+}
+
+static stg_ent *ent_by_id(pfs_staging *s, uint64_t id)
+{
+	pthread_mutex_lock(&s->lock);
+	stg_ent *e = s->by_id[(size_t)id & (s->nbuckets - 1)];
+	while (e && e->id != id)
+		e = e->next_id;
+	pthread_mutex_unlock(&s->lock);
+	return e;
+}
+
+static pfs_node *node_of(pfs_staging *s, stg_ent *e, pfs_kind kind)
+{
+	pfs_key k = pfs_key_make(e->id, kind, 0, 0, 0);
+	return pfs_inode_get(s->fs->inodes, &k, NULL);
+}
+
+static stg_ent *ent_of_node(pfs_staging *s, const pfs_node *n)
+{
+	return ent_by_id(s, n->key.gen);
+}
+
+/* Attributes of a staging name, from what is on disk now. */
+static int stat_rel(pfs_staging *s, const char *rel, pfs_kind kind, fuse_ino_t ino,
+		    struct stat *st)
+{
+	char p[PATH_MAX];
+	int rc;
+	if (kind == PFS_K_STG_DIR) {
+		/* SOURCE's directory, or only the store's (SOURCE's removed) */
+		rc = stg_source_path(s, rel, p, sizeof p);
+		if (rc == 0 && (stat(p, st) != 0 || !S_ISDIR(st->st_mode)))
+			rc = stg_store_path(s, rel, NULL, p, sizeof p);
+		else if (rc == 0)
+			goto got;
+	} else {
+		rc = stg_store_path(s, rel, NULL, p, sizeof p);
+	}
+	if (rc)
+		return rc;
+	if (stat(p, st) != 0)
+		return errno == ENOTDIR ? -ENOENT : -errno;
+got:
+	if (kind == PFS_K_STG_DIR && !S_ISDIR(st->st_mode))
+		return -ENOENT;
+	if (kind != PFS_K_STG_DIR && !S_ISREG(st->st_mode))
+		return -ENOENT;
+	if (kind == PFS_K_STG_ERROR)
+		st->st_mode = S_IFREG | (st->st_mode & 0444);
+	st->st_ino = ino;
+	st->st_nlink = kind == PFS_K_STG_DIR ? 2 : 1;
+	return 0;
+}
+
+int pfs_stg_stat(pfs_fs *fs, pfs_node *n, struct stat *st)
+{
+	pfs_staging *s = fs->staging;
+	stg_ent *e = s ? ent_of_node(s, n) : NULL;
+	if (!e)
+		return -ESTALE;
+	return stat_rel(s, e->rel, (pfs_kind)n->key.kind, n->ino, st);
+}
+
+pfs_node *pfs_stg_root(pfs_fs *fs)
+{
+	return fs->staging ? fs->staging->root : NULL;
+}
+
+const char *pfs_stg_name(const pfs_fs *fs)
+{
+	return fs->opts->staging ? fs->opts->staging : PFS_DEFAULT_STAGING;
+}
+
+/* What `name` in the staging directory dir_ent is: an .error, a staged
+ * file, or a directory (of SOURCE or of the store). */
+static int lookup_ent(pfs_staging *s, stg_ent *dir, const char *name, pfs_node **out,
+		      struct stat *st)
+{
+	if (name[0] == '.')
+		return -ENOENT; /* hidden in SOURCE: never shown */
+	char rel[PATH_MAX];
+	int rc = stg_join(dir->rel, name, rel, sizeof rel);
+	if (rc)
+		return rc;
+	pfs_kind kinds[2] = {PFS_K_STG_DIR, PFS_K_NONE};
+	if (stg_error_base(name))
+		kinds[0] = PFS_K_STG_ERROR;
+	else if (stg_type_of(name) != STG_T_NONE)
+		kinds[0] = PFS_K_STG_FILE, kinds[1] = PFS_K_STG_DIR;
+	/* nothing is remembered of a name that does not exist */
+	for (int i = 0; i < 2 && kinds[i] != PFS_K_NONE; i++) {
+		if (stat_rel(s, rel, kinds[i], 0, st))
+			continue;
+		stg_ent *e = stg_ent_get(s, rel);
+		pfs_node *n = e ? node_of(s, e, kinds[i]) : NULL;
+		if (!n)
+			return -ENOMEM;
+		st->st_ino = n->ino;
+		*out = n;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int pfs_stg_lookup(pfs_fs *fs, pfs_node *dir, const char *name, pfs_node **out,
+		   struct stat *st)
+{
+	pfs_staging *s = fs->staging;
+	stg_ent *d = ent_of_node(s, dir);
+	return d ? lookup_ent(s, d, name, out, st) : -ESTALE;
+}
+
+/* ---- listing ------------------------------------------------------------------------ */
+
+static int list_dir(pfs_staging *s, stg_ent *d, const char *path, bool store,
+		    pfs_stg_list_fn fn, void *ctx)
+{
+	DIR *dh = opendir(path);
+	if (!dh)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	int rc = 0;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(dh))) {
+		const char *name = de->d_name;
+		if (name[0] == '.')
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(dh), name, &st, 0) != 0)
+			continue;
+		pfs_kind kind = PFS_K_NONE;
+		if (S_ISDIR(st.st_mode)) {
+			/* a directory of both SOURCE and the store is listed once */
+			char rel[PATH_MAX], sp[PATH_MAX];
+			struct stat sst;
+			if (store && stg_join(d->rel, name, rel, sizeof rel) == 0 &&
+			    stg_source_path(s, rel, sp, sizeof sp) == 0 && stat(sp, &sst) == 0 &&
+			    S_ISDIR(sst.st_mode))
+				continue;
+			kind = PFS_K_STG_DIR;
+		} else if (store && S_ISREG(st.st_mode)) {
+			if (stg_error_base(name))
+				kind = PFS_K_STG_ERROR;
+			else if (stg_type_of(name) != STG_T_NONE)
+				kind = PFS_K_STG_FILE;
+		}
+		if (kind == PFS_K_NONE)
+			continue;
+		char rel[PATH_MAX];
+		if (stg_join(d->rel, name, rel, sizeof rel))
+			continue;
+		stg_ent *e = stg_ent_get(s, rel);
+		pfs_node *n = e ? node_of(s, e, kind) : NULL;
+		rc = n ? fn(ctx, name, n) : -ENOMEM;
+	}
+	closedir(dh);
+	return rc;
+}
+
+int pfs_stg_list(pfs_fs *fs, pfs_node *dir, pfs_stg_list_fn fn, void *ctx)
+{
+	pfs_staging *s = fs->staging;
+	stg_ent *d = ent_of_node(s, dir);
+	if (!d)
+		return -ESTALE;
+	char sp[PATH_MAX], tp[PATH_MAX];
+	int rc = stg_source_path(s, d->rel, sp, sizeof sp);
+	if (rc == 0)
+		rc = stg_store_path(s, d->rel, NULL, tp, sizeof tp);
+	if (rc == 0)
+		rc = list_dir(s, d, sp, false, fn, ctx);
+	if (rc == 0)
+		rc = list_dir(s, d, tp, true, fn, ctx);
+	return rc;
+}
+
+/* ---- handles ------------------------------------------------------------------------ */
+
+static void reply_entry(fuse_req_t req, pfs_node *n, const struct stat *st)
+{
+	struct fuse_entry_param ep;
+	memset(&ep, 0, sizeof ep);
+	ep.ino = n->ino;
+	ep.attr = *st;
+	fuse_reply_entry(req, &ep);
+}
+
+/* Bytes file identity: a new inode under the name is a new generation;
+ * handles of the old one no longer count as its writers. The generation
+ * is the inode number: it cannot be reused while a handle holds the old
+ * inode open, and 0 means no file. */
+static void adopt_file(pfs_staging *s, stg_ent *e, const struct stat *st)
+{
+	if ((uint64_t)st->st_ino == e->gen)
+		return;
+	if (e->converted) {
+		/* the old, published bytes: their handles keep them, unnamed */
+		char done[PATH_MAX];
+		if (stg_store_path(s, e->rel, STG_MARK_DONE, done, sizeof done) == 0)
+			(void)unlink(done);
+		e->converted = false;
+	}
+	e->gen = (uint64_t)st->st_ino;
+	e->writers = 0;
+	e->dirty = e->written = false;
+}
+
+/* The bytes changed: an old .error no longer describes them. */
+static int touch_dirty(pfs_staging *s, stg_ent *e, bool written)
+{
+	if (e->converted) {
+		/* written again through a descriptor kept open after the
+		 * conversion: the file is staged again, whole */
+		char p[PATH_MAX], done[PATH_MAX];
+		if (stg_store_path(s, e->rel, NULL, p, sizeof p) == 0 &&
+		    stg_store_path(s, e->rel, STG_MARK_DONE, done, sizeof done) == 0 &&
+		    rename(done, p) != 0)
+			return -errno;
+		e->converted = false;
+	}
+	if (!e->dirty)
+		stg_error_remove(s, e->rel);
+	e->dirty = true;
+	e->written |= written;
+	return e->writers > 0 ? stg_marker_set(s, e) : 0;
+}
+
+static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mode_t mode,
+		       bool create, stg_handle **out, struct stat *st)
+{
+	*out = NULL;
+	char p[PATH_MAX];
+	int rc = stg_store_path(s, e->rel, NULL, p, sizeof p);
+	if (rc)
+		return rc;
+	bool writable = (flags & O_ACCMODE) != O_RDONLY;
+	if (kind == PFS_K_STG_ERROR && (writable || (flags & O_TRUNC)))
+		return -EACCES;
+	if (create && (rc = stg_mkdirs_for(p)))
+		return rc;
+	stg_handle *h = calloc(1, sizeof *h);
+	if (!h)
+		return -ENOMEM;
+	h->e = e;
+	h->writable = writable;
+	int oflags = O_CLOEXEC | O_NOFOLLOW | (writable ? O_RDWR : O_RDONLY);
+	if (create)
+		oflags |= O_CREAT | (flags & O_EXCL);
+	/* readers need no state: they never wait for a conversion */
+	bool locked = kind == PFS_K_STG_FILE && writable;
+	if (locked)
+		pthread_mutex_lock(&e->lock);
+	h->fd = open(p, oflags, create ? (mode & 0666) : 0);
+	if (h->fd < 0 || fstat(h->fd, st) != 0) {
+		rc = -errno;
+		goto fail;
+	}
+	if (kind == PFS_K_STG_FILE && writable) {
+		adopt_file(s, e, st);
+		h->gen = e->gen;
+		e->writers++;
+		if ((flags & O_TRUNC) && ftruncate(h->fd, 0) != 0) {
+			rc = -errno;
+			e->writers--;
+			goto fail;
+		}
+		rc = create || (flags & O_TRUNC) ? touch_dirty(s, e, false) : stg_marker_set(s, e);
+		if (rc) {
+			e->writers--;
+			goto fail;
+		}
+		(void)fstat(h->fd, st);
+	}
+	if (locked)
+		pthread_mutex_unlock(&e->lock);
+	*out = h;
+	return 0;
+fail:
+	if (locked)
+		pthread_mutex_unlock(&e->lock);
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h);
+	return rc;
+}
+
+/* The last reference of a handle: a writer's release may convert. */
+static void handle_close(pfs_staging *s, stg_handle *h)
+{
+	stg_ent *e = h->e;
+	if (h->writable) {
+		pthread_mutex_lock(&e->lock);
+		if (h->gen == e->gen && e->writers > 0 && --e->writers == 0) {
+			if (e->dirty && !e->converted) {
+				(void)stg_finish(s, e, h->fd, false);
+			} else if (e->converted) {
+				char done[PATH_MAX];
+				if (stg_store_path(s, e->rel, STG_MARK_DONE, done, sizeof done) == 0)
+					(void)unlink(done);
+				e->converted = false;
+			}
+			stg_marker_clear(s, e);
+		}
+		pthread_mutex_unlock(&e->lock);
+	}
+	close(h->fd);
+	free(h);
+}
+
+static bool valid_new_name(const char *name, bool dir, int *rc)
+{
+	*rc = 0;
+	if (strlen(name) > NAME_LIMIT)
+		*rc = -ENAMETOOLONG;
+	else if (name[0] == '.' || (!dir && stg_type_of(name) == STG_T_NONE))
+		*rc = -EINVAL; /* hidden names, and only the accepted extensions */
+	return *rc == 0;
+}
+
+void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode,
+		    struct fuse_file_info *fi)
+{
+	pfs_staging *s = stg_of(req);
+	stg_ent *d = ent_of_node(s, dir), *e = NULL;
+	char rel[PATH_MAX];
+	int rc;
+	if (!d)
+		rc = -ESTALE;
+	else if (valid_new_name(name, false, &rc) &&
+		 (rc = stg_join(d->rel, name, rel, sizeof rel)) == 0 && !(e = stg_ent_get(s, rel)))
+		rc = -ENOMEM;
+	stg_handle *h = NULL;
+	struct stat st;
+	if (rc == 0)
+		rc = open_staged(s, e, PFS_K_STG_FILE, fi->flags, mode, true, &h, &st);
+	pfs_node *n = rc == 0 ? node_of(s, e, PFS_K_STG_FILE) : NULL;
+	if (rc == 0 && !n) {
+		handle_close(s, h);
+		rc = -ENOMEM;
+	}
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	st.st_ino = n->ino;
+	struct fuse_entry_param ep;
+	memset(&ep, 0, sizeof ep);
+	ep.ino = n->ino;
+	ep.attr = st;
+	fi->fh = (uint64_t)(uintptr_t)h;
+	if (fuse_reply_create(req, &ep, fi) == -ENOENT) /* interrupted */
+		handle_close(s, h);
+}
+
+void pfs_stg_open(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi)
+{
+	pfs_staging *s = stg_of(req);
+	stg_ent *e = ent_of_node(s, n);
+	pfs_kind kind = (pfs_kind)n->key.kind;
+	int rc = !e ? -ESTALE : kind == PFS_K_STG_DIR ? -EISDIR : 0;
+	stg_handle *h = NULL;
+	struct stat st;
+	if (rc == 0)
+		rc = open_staged(s, e, kind, fi->flags, 0, false, &h, &st);
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)h;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		handle_close(s, h);
+}
+
+void pfs_stg_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	stg_handle *h = (stg_handle *)(uintptr_t)fi->fh;
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(size);
+	bv.buf[0].flags = (enum fuse_buf_flags)(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
+	bv.buf[0].fd = h->fd;
+	bv.buf[0].pos = off;
+	fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
+}
+
+void pfs_stg_write(fuse_req_t req, const char *buf, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	pfs_staging *s = stg_of(req);
+	stg_handle *h = (stg_handle *)(uintptr_t)fi->fh;
+	stg_ent *e = h->e;
+	if (!h->writable || off < 0) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	int rc = 0;
+	pthread_mutex_lock(&e->lock);
+	/* a handle of a replaced or removed file writes to its own bytes only */
+	if (h->gen == e->gen && (!e->written || e->converted || !e->marker))
+		rc = touch_dirty(s, e, true);
+	pthread_mutex_unlock(&e->lock);
+	size_t done = 0;
+	while (rc == 0 && done < size) {
+		ssize_t n = pwrite(h->fd, buf + done, size - done, off + (off_t)done);
+		if (n < 0 && errno != EINTR)
+			rc = -errno;
+		else if (n > 0)
+			done += (size_t)n;
+	}
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_write(req, done);
+}
+
+void pfs_stg_flush(fuse_req_t req, struct fuse_file_info *fi)
+{
+	pfs_staging *s = stg_of(req);
+	stg_handle *h = (stg_handle *)(uintptr_t)fi->fh;
+	stg_ent *e = h->e;
+	int rc = 0;
+	if (h->writable) {
+		pthread_mutex_lock(&e->lock);
+		if (h->gen == e->gen && e->written && e->writers == 1)
+			rc = stg_finish(s, e, h->fd, true);
+		pthread_mutex_unlock(&e->lock);
+	}
+	fuse_reply_err(req, -rc);
+}
+
+void pfs_stg_fsync(fuse_req_t req, int datasync, struct fuse_file_info *fi)
+{
+	stg_handle *h = (stg_handle *)(uintptr_t)fi->fh;
+	int rc = (datasync ? fdatasync(h->fd) : fsync(h->fd)) == 0 ? 0 : errno;
+	fuse_reply_err(req, rc);
+}
+
+void pfs_stg_release(fuse_req_t req, struct fuse_file_info *fi)
+{
+	pfs_staging *s = stg_of(req);
+	stg_handle *h = (stg_handle *)(uintptr_t)fi->fh;
+	handle_close(s, h);
+	fuse_reply_err(req, 0);
+}
+
+void pfs_stg_getattr(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi)
+{
+	pfs_fs *fs = fuse_req_userdata(req);
+	struct stat st;
+	int rc = pfs_stg_stat(fs, n, &st);
+	if (rc && fi && n->key.kind == PFS_K_STG_FILE) {
+		/* an open file already published (its bytes are hidden) */
+		stg_handle *h = (stg_handle *)(uintptr_t)fi->fh;
+		rc = fstat(h->fd, &st) == 0 ? 0 : -errno;
+		st.st_ino = n->ino;
+	}
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &st, 0);
+}
+
+void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
+		     struct fuse_file_info *fi)
+{
+	pfs_staging *s = stg_of(req);
+	stg_ent *e = ent_of_node(s, n);
+	pfs_kind kind = (pfs_kind)n->key.kind;
+	stg_handle *h = fi ? (stg_handle *)(uintptr_t)fi->fh : NULL;
+	char p[PATH_MAX];
+	int rc = !e ? -ESTALE : stg_store_path(s, e->rel, NULL, p, sizeof p);
+	/* directories are SOURCE's and .error files ours: their attributes
+	 * stay; a staged file takes size, mode and times (cp -p) */
+	if (rc == 0 && kind == PFS_K_STG_ERROR && (to_set & FUSE_SET_ATTR_SIZE))
+		rc = -EPERM;
+	if (rc == 0 && kind == PFS_K_STG_FILE && (to_set & FUSE_SET_ATTR_SIZE)) {
+		pthread_mutex_lock(&e->lock);
+		if ((h ? ftruncate(h->fd, attr->st_size) : truncate(p, attr->st_size)) != 0)
+			rc = -errno;
+		else if (!h || h->gen == e->gen)
+			rc = touch_dirty(s, e, false);
+		pthread_mutex_unlock(&e->lock);
+	}
+	if (rc == 0 && kind == PFS_K_STG_FILE && (to_set & FUSE_SET_ATTR_MODE) &&
+	    (h ? fchmod(h->fd, attr->st_mode & 07777) : chmod(p, attr->st_mode & 07777)) != 0)
+		rc = -errno;
+	if (rc == 0 && kind == PFS_K_STG_FILE &&
+	    (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
+		struct timespec ts[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+		if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+			ts[0].tv_nsec = UTIME_NOW;
+		else if (to_set & FUSE_SET_ATTR_ATIME)
+			ts[0] = attr->st_atim;
+		if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+			ts[1].tv_nsec = UTIME_NOW;
+		else if (to_set & FUSE_SET_ATTR_MTIME)
+			ts[1] = attr->st_mtim;
+		if ((h ? futimens(h->fd, ts) : utimensat(AT_FDCWD, p, ts, 0)) != 0)
+			rc = -errno;
+	}
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	pfs_stg_getattr(req, n, fi);
+}
+
+/* ---- directories and removal ---------------------------------------------------------- */
+
+void pfs_stg_mkdir(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode)
+{
+	pfs_staging *s = stg_of(req);
+	stg_ent *d = ent_of_node(s, dir);
+	char rel[PATH_MAX], sp[PATH_MAX];
+	int rc = !d ? -ESTALE : 0;
+	if (rc == 0 && valid_new_name(name, true, &rc))
+		rc = stg_join(d->rel, name, rel, sizeof rel);
+	if (rc == 0)
+		rc = stg_source_path(s, rel, sp, sizeof sp);
+	/* a directory of staging/ is a directory of SOURCE */
+	if (rc == 0 && mkdir(sp, mode & 07777) != 0)
+		rc = -errno;
+	pfs_node *n = NULL;
+	struct stat st;
+	if (rc == 0) {
+		pfs_src_changed(s->fs, rel);
+		rc = lookup_ent(s, d, name, &n, &st);
+	}
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		reply_entry(req, n, &st);
+}
+
+void pfs_stg_rmdir(fuse_req_t req, pfs_node *dir, const char *name)
+{
+	pfs_staging *s = stg_of(req);
+	stg_ent *d = ent_of_node(s, dir);
+	char rel[PATH_MAX], sp[PATH_MAX], tp[PATH_MAX];
+	int rc = !d ? -ESTALE : stg_join(d->rel, name, rel, sizeof rel);
+	if (rc == 0)
+		rc = stg_source_path(s, rel, sp, sizeof sp);
+	if (rc == 0)
+		rc = stg_store_path(s, rel, NULL, tp, sizeof tp);
+	if (rc == 0) {
+		/* staged files first: rmdir fails while the store holds any */
+		int a = rmdir(tp) == 0 ? 0 : errno;
+		int b = a == 0 || a == ENOENT ? (rmdir(sp) == 0 ? 0 : errno) : EEXIST;
+		if (a == ENOTEMPTY || a == EEXIST || b == ENOTEMPTY || b == EEXIST)
+			rc = -ENOTEMPTY;
+		else if (a == ENOENT && b == ENOENT)
+			rc = -ENOENT;
+		else if (a && a != ENOENT)
+			rc = -a;
+		else if (b && b != ENOENT)
+			rc = -b;
+		if (b == 0)
+			pfs_src_changed(s->fs, rel);
+	}
+	fuse_reply_err(req, -rc);
+}
+
+void pfs_stg_unlink(fuse_req_t req, pfs_node *dir, const char *name)
+{
+	pfs_staging *s = stg_of(req);
+	stg_ent *d = ent_of_node(s, dir), *e = NULL;
+	char rel[PATH_MAX], p[PATH_MAX];
+	int rc = !d ? -ESTALE : stg_join(d->rel, name, rel, sizeof rel);
+	if (rc == 0 && name[0] == '.')
+		rc = -ENOENT;
+	if (rc == 0 && !stg_error_base(name) && stg_type_of(name) == STG_T_NONE)
+		rc = -ENOENT;
+	if (rc == 0)
+		rc = stg_store_path(s, rel, NULL, p, sizeof p);
+	if (rc == 0 && !(e = stg_ent_get(s, rel)))
+		rc = -ENOMEM;
+	if (rc == 0) {
+		pthread_mutex_lock(&e->lock);
+		if (unlink(p) != 0) {
+			rc = -errno;
+		} else if (!stg_error_base(name)) {
+			/* open handles keep writing to the removed bytes, unconverted */
+			stg_marker_clear(s, e);
+			e->gen = 0;
+			e->writers = 0;
+			e->dirty = e->written = false;
+		}
+		pthread_mutex_unlock(&e->lock);
+	}
+	fuse_reply_err(req, -rc);
+}
+
+/* ---- life cycle ---------------------------------------------------------------------- */
+
+static void write_options(pfs_staging *s, const pfs_options *o)
+{
+	pq_write_options *w = &s->wopts;
+	pq_write_options_init(w);
+	w->codec = o->codec;
+	w->compression_level = o->compression_level;
+	w->has_compression_level = o->has_compression_level;
+	w->row_group_rows = o->row_group_rows;
+	w->page_size = o->page_size;
+	w->data_page_version = o->data_page_version;
+	w->dictionary = o->dictionary;
+	w->page_index = o->page_index;
+	w->crc = o->crc;
+	w->bloom_fpp = o->bloom_fpp;
+	w->bloom_columns = s->bloom_cols;
+	/* TODO(issue 5): encrypt=, encrypt_columns=, plaintext_footer,
+	 * encryption_algorithm= and aad_prefix= set the footer and column keys
+	 * here, from the key ring (fs->keys). */
+}
+
+/* bloom_filter=A;B;C as a NULL-terminated array (validated: no empty item). */
+static int split_bloom(pfs_staging *s, const char *list)
+{
+	if (!list)
+		return 0;
+	size_t n = 1;
+	for (const char *c = list; *c; c++)
+		n += *c == ';';
+	s->bloom_buf = strdup(list);
+	s->bloom_cols = calloc(n + 1, sizeof *s->bloom_cols);
+	if (!s->bloom_buf || !s->bloom_cols)
+		return -ENOMEM;
+	size_t i = 0;
+	for (char *tok = s->bloom_buf, *semi; tok; tok = semi) {
+		semi = strchr(tok, ';');
+		if (semi)
+			*semi++ = '\0';
+		s->bloom_cols[i++] = tok;
+	}
+	return 0;
+}
+
+pq_status pfs_staging_new(pfs_fs *fs, pfs_staging **out, pq_error *err)
+{
+	*out = NULL;
+	pfs_staging *s = calloc(1, sizeof *s);
+	if (!s)
+		return pq_fail(err, PQ_ENOMEM, "no memory");
+	s->fs = fs;
+	s->nbuckets = NBUCKETS;
+	pthread_mutex_init(&s->lock, NULL);
+	for (size_t i = 0; i < STG_TARGET_LOCKS; i++)
+		pthread_mutex_init(&s->target_locks[i], NULL);
+	size_t n = strlen(fs->opts->source_abs) + sizeof "/" STG_STORE;
+	s->store = malloc(n);
+	s->by_rel = calloc(s->nbuckets, sizeof *s->by_rel);
+	s->by_id = calloc(s->nbuckets, sizeof *s->by_id);
+	if (!s->store || !s->by_rel || !s->by_id || split_bloom(s, fs->opts->bloom_filter)) {
+		pfs_staging_free(s);
+		return pq_fail(err, PQ_ENOMEM, "no memory");
+	}
+	snprintf(s->store, n, "%s/%s", fs->opts->source_abs, STG_STORE);
+	write_options(s, fs->opts);
+	s->root_ent = stg_ent_get(s, "");
+	s->root = s->root_ent ? node_of(s, s->root_ent, PFS_K_STG_DIR) : NULL;
+	if (!s->root) {
+		pfs_staging_free(s);
+		return pq_fail(err, PQ_ENOMEM, "no memory");
+	}
+	*out = s;
+	return PQ_OK;
+}
+
+int pfs_staging_start(pfs_staging *s)
+{
+	int rc = pthread_create(&s->recovery, NULL, stg_recovery_run, s);
+	s->recovery_started = rc == 0;
+	return -rc;
+}
+
+void pfs_staging_free(pfs_staging *s)
+{
+	if (!s)
+		return;
+	atomic_store(&s->stop, true);
+	if (s->recovery_started)
+		pthread_join(s->recovery, NULL);
+	for (size_t i = 0; s->by_rel && i < s->nbuckets; i++) {
+		for (stg_ent *e = s->by_rel[i], *next; e; e = next) {
+			next = e->next_rel;
+			pthread_mutex_destroy(&e->lock);
+			free(e->rel);
+			free(e);
+		}
+	}
+	for (size_t i = 0; i < STG_TARGET_LOCKS; i++)
+		pthread_mutex_destroy(&s->target_locks[i]);
+	pthread_mutex_destroy(&s->lock);
+	free(s->by_rel);
+	free(s->by_id);
+	free(s->store);
+	free(s->bloom_buf);
+	free((void *)s->bloom_cols);
+	free(s);
+}

@@ -1,0 +1,109 @@
+/* Private to the staging files of fs/:
+ *
+ *   staging.c          the staging/ tree in the mount: names, inodes,
+ *                      attributes and the FUSE operations on it
+ *   staging_store.c    staged bytes on disk under SOURCE/.parquetfs/staging:
+ *                      paths, markers, .error files, recovery at mount
+ *   staging_publish.c  conversion of a closed staged file and atomic
+ *                      publishing into SOURCE
+ *
+ * doc/design.md ("Staging") describes the life cycle and the on-disk
+ * layout. */
+#ifndef STAGING_INTERNAL_H
+#define STAGING_INTERNAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pfs_internal.h"
+#include "pq_convert.h"
+
+#define STG_STORE ".parquetfs/staging"    /* under SOURCE */
+#define STG_MARK_OPEN ".open"             /* suffix: a writer has not closed it */
+#define STG_MARK_DONE ".done"             /* suffix: published, handles still open */
+#define STG_ERROR ".error"                /* suffix: why the last conversion failed */
+#define STG_SIDECAR_MAX ((size_t)1 << 20) /* a schema longer than this is refused */
+#define STG_TARGET_LOCKS 16
+
+typedef enum stg_type {
+	STG_T_NONE = 0,   /* not accepted in staging/ */
+	STG_T_CSV,
+	STG_T_TSV,
+	STG_T_SCHEMA,
+	STG_T_PARQUET
+} stg_type;
+
+/* One name under staging/ (a directory, a staged file or an .error file),
+ * kept while mounted like SOURCE's entries. The state below describes the
+ * staged file of that name. */
+typedef struct stg_ent {
+	struct stg_ent *next_rel, *next_id;   /* hash chains */
+	uint64_t id;          /* key.gen of its inodes */
+	char *rel;            /* path under staging/ ("" for staging/ itself) */
+	const char *name;     /* last component (points into rel) */
+	pthread_mutex_t lock; /* the fields below; held across a conversion */
+	uint64_t gen;         /* changes when the bytes file is replaced or removed */
+	int writers;          /* open write handles of this gen */
+	bool dirty;           /* bytes changed since the last conversion attempt */
+	bool written;         /* a write() since the last conversion attempt */
+	bool marker;          /* the .open marker exists */
+	bool converted;       /* published; bytes renamed to .done until the last
+			       * handle of this gen is released */
+} stg_ent;
+
+struct pfs_staging {
+	pfs_fs *fs;
+	char *store;          /* absolute SOURCE/.parquetfs/staging */
+	pthread_mutex_t lock; /* the two tables */
+	stg_ent **by_rel, **by_id;
+	size_t nbuckets;
+	stg_ent *root_ent;
+	pfs_node *root;       /* staging/ */
+	pq_write_options wopts;
+	char *bloom_buf;      /* bloom_filter= split in place */
+	const char **bloom_cols;
+	pthread_mutex_t target_locks[STG_TARGET_LOCKS];
+	atomic_uint tmp_seq;
+	pthread_t recovery;
+	bool recovery_started;
+	atomic_bool stop;
+};
+
+/* ---- staging.c ---- */
+stg_ent *stg_ent_get(pfs_staging *s, const char *rel);
+
+/* ---- staging_store.c ---- */
+stg_type stg_type_of(const char *name);
+/* Length of the staged name an ".error" name belongs to, or 0. */
+size_t stg_error_base(const char *name);
+/* store/rel + suffix (suffix may be NULL); -ENAMETOOLONG when it does not fit. */
+int stg_store_path(const pfs_staging *s, const char *rel, const char *suffix, char *buf,
+		   size_t n);
+/* SOURCE/rel. */
+int stg_source_path(const pfs_staging *s, const char *rel, char *buf, size_t n);
+/* rel + "/" + name (or name at the top); -ENAMETOOLONG. */
+int stg_join(const char *rel, const char *name, char *buf, size_t n);
+/* Creates the directories leading to path (mkdir -p of its dirname). */
+int stg_mkdirs_for(const char *path);
+int stg_marker_set(pfs_staging *s, stg_ent *e);
+void stg_marker_clear(pfs_staging *s, stg_ent *e);
+/* Writes (atomically) or removes the one-line .error of a staged file. */
+void stg_error_write(pfs_staging *s, const char *rel, const char *msg);
+void stg_error_remove(pfs_staging *s, const char *rel);
+/* Recovery at mount: markers, .done files, closed staged files, stale
+ * temporary files in SOURCE. Runs on a thread of its own. */
+void *stg_recovery_run(void *arg);
+
+/* ---- staging_publish.c ---- */
+/* With e->lock held, the staged bytes closed: validates a sidecar, or
+ * converts (checks a .parquet) and publishes, then records the outcome
+ * (.error written or removed, bytes removed or kept as .done when
+ * handles_open). 0 or -errno (EINVAL bad content, EIO I/O). */
+int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open);
+/* Target of a staged name ("a.b.csv" -> "a.b.parquet" beside it). */
+int stg_target_rel(const char *rel, char *buf, size_t n);
+
+#endif

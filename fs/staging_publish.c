@@ -1,0 +1,318 @@
+/* A closed staged file becomes a Parquet file in SOURCE.
+ *
+ * CSV/TSV go through pq_convert_csv (with the sidecar `<stem>.schema` when
+ * one is staged); a .parquet is checked (magic at both ends, the footer
+ * when it is readable with the keys at hand) and copied byte for byte; a
+ * .schema is only validated. Publishing writes `.<target>.tmp-PID-N` beside
+ * the target, fsyncs it, renames it over the target and fsyncs the
+ * directory, so a reader sees the old file or the new one, never a part,
+ * and readers holding the old file keep it. Then the mount forgets what it
+ * knew of the target (source.c) and the kernel is told before the flush
+ * that caused it returns, so `cp` returns with the new file visible. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pq_file.h"
+#include "staging_internal.h"
+
+#define COPY_CHUNK ((size_t)1 << 20)
+#define PARQUET_MIN_SIZE 12 /* magic, footer length, magic */
+
+int stg_target_rel(const char *rel, char *buf, size_t n)
+{
+	const char *dot = strrchr(rel, '.');
+	if (!dot)
+		return -EINVAL;
+	int k = snprintf(buf, n, "%.*s.parquet", (int)(dot - rel), rel);
+	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}
+
+/* errno for a failed conversion: bad content is EINVAL, the rest EIO. */
+static int status_errno(pq_status st)
+{
+	switch (st) {
+	case PQ_EINVAL:
+	case PQ_ECORRUPT:
+	case PQ_EUNSUPPORTED:
+	case PQ_ELIMIT:
+	case PQ_ECHECKSUM:
+	case PQ_EAUTH:
+	case PQ_EKEY:
+		return EINVAL;
+	default:
+		return EIO;
+	}
+}
+
+/* The whole text of a sidecar (bounded, no NUL bytes). */
+static pq_status read_text(int fd, const char *name, char **out, pq_error *err)
+{
+	*out = NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return pq_fail(err, PQ_EIO, "%s: %s", name, strerror(errno));
+	PQ_CHECK(st.st_size >= 0 && (uint64_t)st.st_size <= STG_SIDECAR_MAX, err, PQ_EINVAL,
+		 "%s: a schema of %lld bytes is larger than the %zu bytes allowed", name,
+		 (long long)st.st_size, STG_SIDECAR_MAX);
+	size_t n = (size_t)st.st_size;
+	char *text = malloc(n + 1);
+	if (!text)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory for the schema", name);
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, text + got, n - got, (off_t)got);
+		if (r <= 0) {
+			free(text);
+			return pq_fail(err, PQ_EIO, "%s: cannot read: %s", name,
+				       r < 0 ? strerror(errno) : "file shrank while read");
+		}
+		got += (size_t)r;
+	}
+	text[n] = '\0';
+	if (memchr(text, '\0', n)) {
+		free(text);
+		return pq_fail(err, PQ_EINVAL, "%s: a schema is text; it holds a NUL byte", name);
+	}
+	*out = text;
+	return PQ_OK;
+}
+
+/* The sidecar of a staged CSV: `<stem>.schema` (extension in any case) in
+ * the same staging directory; NULL text when there is none. */
+static pq_status read_sidecar(pfs_staging *s, const char *rel, char **text, pq_error *err)
+{
+	*text = NULL;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	const char *name = slash ? slash + 1 : rel;
+	size_t dlen = slash ? (size_t)(slash - rel) : 0;
+	size_t stem = (size_t)(strrchr(name, '.') - name);
+	if (dlen >= sizeof dir)
+		return pq_fail(err, PQ_EIO, "%s: path too long", name);
+	memcpy(dir, rel, dlen);
+	dir[dlen] = '\0';
+	char dpath[PATH_MAX];
+	if (stg_store_path(s, dir, NULL, dpath, sizeof dpath))
+		return pq_fail(err, PQ_EIO, "%s: path too long", name);
+	DIR *d = opendir(dpath);
+	if (!d)
+		return PQ_OK;
+	struct dirent *de;
+	char found[NAME_MAX + 1] = "";
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		if (!strncmp(n, name, stem) && !strcasecmp(n + stem, ".schema")) {
+			snprintf(found, sizeof found, "%s", n);
+			break;
+		}
+	}
+	closedir(d);
+	if (!found[0])
+		return PQ_OK;
+	char path[PATH_MAX];
+	int fd = -1;
+	if (snprintf(path, sizeof path, "%s/%s", dpath, found) < (int)sizeof path)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? PQ_OK : pq_fail(err, PQ_EIO, "%s: %s", found, strerror(errno));
+	pq_status st = read_text(fd, found, text, err);
+	close(fd);
+	return st;
+}
+
+static pq_status check_sidecar(int fd, const char *name, pq_error *err)
+{
+	char *text;
+	PQ_TRY(read_text(fd, name, &text, err));
+	pq_status st = pq_convert_check_schema(text, name, err);
+	free(text);
+	return st;
+}
+
+/* Magic at both ends and, when the keys at hand allow, the footer. */
+static pq_status check_parquet(pfs_staging *s, int fd, const char *name, const char *trel,
+			       pq_error *err)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return pq_fail(err, PQ_EIO, "%s: %s", name, strerror(errno));
+	PQ_CHECK(st.st_size >= PARQUET_MIN_SIZE, err, PQ_EINVAL,
+		 "%s: %lld bytes is too short for a Parquet file", name, (long long)st.st_size);
+	char head[4], tail[4];
+	if (pread(fd, head, 4, 0) != 4 || pread(fd, tail, 4, st.st_size - 4) != 4)
+		return pq_fail(err, PQ_EIO, "%s: cannot read: %s", name, strerror(errno));
+	PQ_CHECK(!memcmp(head, "PAR1", 4) || !memcmp(head, "PARE", 4), err, PQ_EINVAL,
+		 "%s: not a Parquet file (no PAR1 or PARE magic at the start)", name);
+	PQ_CHECK(!memcmp(tail, "PAR1", 4) || !memcmp(tail, "PARE", 4), err, PQ_EINVAL,
+		 "%s: not a complete Parquet file (no PAR1 or PARE magic at the end)", name);
+	pq_file *f = NULL;
+	pq_error ferr = {0};
+	pq_status rc = pq_file_open(fd, (uint64_t)st.st_size, trel, s->fs->keys, &f, &ferr);
+	if (rc == PQ_OK) {
+		pq_file_free(f);
+		return PQ_OK;
+	}
+	if (rc == PQ_EKEY)
+		return PQ_OK; /* encrypted for keys we do not hold: published unchecked */
+	return pq_fail(err, rc, "%s: %s", name, ferr.msg);
+}
+
+static pq_status copy_bytes(int in, int out, const char *name, pq_error *err)
+{
+	struct stat st;
+	if (fstat(in, &st) != 0)
+		return pq_fail(err, PQ_EIO, "%s: %s", name, strerror(errno));
+	uint64_t size = (uint64_t)st.st_size, done = 0;
+	char *buf = NULL;
+	while (done < size) {
+		size_t want = size - done > COPY_CHUNK ? COPY_CHUNK : (size_t)(size - done);
+		ssize_t n = -1;
+		if (!buf) {
+			off_t io = (off_t)done, oo = (off_t)done;
+			n = copy_file_range(in, &io, out, &oo, want, 0);
+			if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+				      errno == EOPNOTSUPP)) {
+				buf = malloc(COPY_CHUNK);
+				if (!buf)
+					return pq_fail(err, PQ_ENOMEM, "%s: no memory to copy", name);
+				continue;
+			}
+		} else {
+			n = pread(in, buf, want, (off_t)done);
+			if (n > 0 && pwrite(out, buf, (size_t)n, (off_t)done) != n)
+				n = -1;
+		}
+		if (n <= 0) {
+			free(buf);
+			return pq_fail(err, PQ_EIO, "%s: cannot copy: %s", name,
+				       n < 0 ? strerror(errno) : "file shrank while copied");
+		}
+		done += (uint64_t)n;
+	}
+	free(buf);
+	return PQ_OK;
+}
+
+static pq_status convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int out,
+			 const char *trel, pq_error *err)
+{
+	if (t == STG_T_PARQUET) {
+		PQ_TRY(check_parquet(s, in, e->name, trel, err));
+		return copy_bytes(in, out, e->name, err);
+	}
+	char *schema;
+	PQ_TRY(read_sidecar(s, e->rel, &schema, err));
+	pq_convert_stats stats = {0};
+	pq_status st = pq_convert_csv(in, out, e->name, t == STG_T_TSV ? PQ_CSV_TAB : PQ_CSV_COMMA,
+				      schema, &s->wopts, &stats, err);
+	free(schema);
+	if (st == PQ_OK)
+		pfs_log(LOG_INFO, "staging: %s: %llu rows in %llu row groups, %llu bytes", e->rel,
+			(unsigned long long)stats.rows, (unsigned long long)stats.row_groups,
+			(unsigned long long)stats.bytes_out);
+	return st;
+}
+
+/* Converts into a temporary file beside the target and renames it over. */
+static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, pq_error *err)
+{
+	char trel[PATH_MAX], tpath[PATH_MAX];
+	if (stg_target_rel(e->rel, trel, sizeof trel) ||
+	    stg_source_path(s, trel, tpath, sizeof tpath))
+		return pq_fail(err, PQ_EIO, "%s: the target path is too long", e->name);
+	int rc = stg_mkdirs_for(tpath);
+	if (rc)
+		return pq_fail(err, PQ_EIO, "%s: cannot create the directory of %s: %s", e->name,
+			       trel, strerror(-rc));
+	char *slash = strrchr(tpath, '/');
+	*slash = '\0';
+	int dfd = open(tpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*slash = '/';
+	if (dfd < 0)
+		return pq_fail(err, PQ_EIO, "%s: cannot open the directory of %s: %s", e->name,
+			       trel, strerror(errno));
+	const char *base = slash + 1;
+	char tmp[NAME_MAX + 1];
+	int k = snprintf(tmp, sizeof tmp, ".%s.tmp-%ld-%u", base, (long)getpid(),
+			 atomic_fetch_add(&s->tmp_seq, 1));
+	if (k < 0 || (size_t)k >= sizeof tmp) {
+		close(dfd);
+		return pq_fail(err, PQ_EIO, "%s: the name %s is too long", e->name, base);
+	}
+	/* x.csv and x.tsv publish the same file: one at a time, in close order */
+	size_t li = 0;
+	for (const char *c = trel; *c; c++)
+		li = li * 31 + (uint8_t)*c;
+	li %= STG_TARGET_LOCKS;
+	pthread_mutex_lock(&s->target_locks[li]);
+	pq_status st = PQ_OK;
+	int out = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (out < 0)
+		st = pq_fail(err, PQ_EIO, "%s: cannot create %s beside %s: %s", e->name, tmp, trel,
+			     strerror(errno));
+	if (st == PQ_OK)
+		st = convert(s, e, t, in, out, trel, err);
+	if (st == PQ_OK && fsync(out) != 0)
+		st = pq_fail(err, PQ_EIO, "%s: cannot write %s: %s", e->name, trel, strerror(errno));
+	if (out >= 0 && close(out) != 0 && st == PQ_OK)
+		st = pq_fail(err, PQ_EIO, "%s: cannot write %s: %s", e->name, trel, strerror(errno));
+	if (st == PQ_OK && renameat(dfd, tmp, dfd, base) != 0)
+		st = pq_fail(err, PQ_EIO, "%s: cannot rename to %s: %s", e->name, trel,
+			     strerror(errno));
+	if (st != PQ_OK && out >= 0)
+		(void)unlinkat(dfd, tmp, 0);
+	if (st == PQ_OK && fsync(dfd) != 0)
+		pfs_log(LOG_WARNING, "staging: fsync of the directory of %s: %s", trel,
+			strerror(errno));
+	pthread_mutex_unlock(&s->target_locks[li]);
+	close(dfd);
+	if (st == PQ_OK) {
+		pfs_src_changed(s->fs, trel);
+		pfs_notify_wait(s->fs->notify);
+	}
+	return st;
+}
+
+int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
+{
+	stg_type t = stg_type_of(e->name);
+	pq_error err = {0};
+	/* the bytes are durable before the marker says they were closed */
+	(void)fdatasync(fd);
+	stg_marker_clear(s, e);
+	pq_status st = t == STG_T_SCHEMA ? check_sidecar(fd, e->name, &err)
+					 : publish(s, e, t, fd, &err);
+	e->dirty = e->written = false;
+	if (st != PQ_OK) {
+		if (!err.msg[0])
+			snprintf(err.msg, sizeof err.msg, "%s: conversion failed (%s)", e->name,
+				 pq_status_name(st));
+		stg_error_write(s, e->rel, err.msg);
+		pfs_log(LOG_NOTICE, "staging: %s", err.msg);
+		return -status_errno(st);
+	}
+	stg_error_remove(s, e->rel);
+	if (t == STG_T_SCHEMA)
+		return 0;
+	char p[PATH_MAX], done[PATH_MAX];
+	if (stg_store_path(s, e->rel, NULL, p, sizeof p) ||
+	    stg_store_path(s, e->rel, STG_MARK_DONE, done, sizeof done))
+		return 0;
+	/* handles still open (a dup'd descriptor) keep the bytes, hidden */
+	if (handles_open && rename(p, done) == 0) {
+		e->converted = true;
+	} else {
+		(void)unlink(p);
+		e->gen = 0; /* no bytes file under the name any more */
+	}
+	return 0;
+}

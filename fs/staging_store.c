@@ -1,0 +1,359 @@
+/* Staged bytes on disk, and what a crash leaves behind.
+ *
+ * The store mirrors staging/ under SOURCE/.parquetfs/staging: a staged
+ * file x.csv is store/x.csv, its error store/x.csv.error. Two markers
+ * carry the life cycle across a crash (names ending in them are never
+ * accepted in staging/, so they cannot clash with a user's file):
+ *
+ *   x.csv.open   exists while a writer may still add bytes (from the
+ *                create/open for writing, or the first write after a
+ *                conversion, until the converting flush or the release);
+ *   x.csv.done   the bytes of a file already published whose handle is
+ *                still open (a dup'd descriptor); removed at release.
+ *
+ * At mount, recovery (a thread of its own) gives every unclosed file an
+ * .error, removes .done files, converts every closed staged file that has
+ * no .error yet, and removes temporary files of publishing
+ * (.NAME.parquet.tmp-PID-N) whose process is gone. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "staging_internal.h"
+
+#define RECOVERY_MAX_DEPTH 64
+
+stg_type stg_type_of(const char *name)
+{
+	static const struct {
+		const char *ext;
+		stg_type t;
+	} exts[] = {
+		{".csv", STG_T_CSV},
+		{".tsv", STG_T_TSV},
+		{".schema", STG_T_SCHEMA},
+		{".parquet", STG_T_PARQUET},
+	};
+	const char *dot = strrchr(name, '.');
+	/* a name is a stem and an extension; ".csv" alone has no stem */
+	if (!dot || dot == name || name[0] == '.')
+		return STG_T_NONE;
+	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+		if (!strcasecmp(dot, exts[i].ext))
+			return exts[i].t;
+	return STG_T_NONE;
+}
+
+size_t stg_error_base(const char *name)
+{
+	size_t n = strlen(name), k = strlen(STG_ERROR);
+	if (n <= k || strcmp(name + n - k, STG_ERROR))
+		return 0;
+	char base[NAME_MAX + 1];
+	if (n - k > NAME_MAX)
+		return 0;
+	memcpy(base, name, n - k);
+	base[n - k] = '\0';
+	return stg_type_of(base) != STG_T_NONE ? n - k : 0;
+}
+
+int stg_store_path(const pfs_staging *s, const char *rel, const char *suffix, char *buf,
+		   size_t n)
+{
+	int k = snprintf(buf, n, "%s%s%s%s", s->store, rel[0] ? "/" : "", rel,
+			 suffix ? suffix : "");
+	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}
+
+int stg_source_path(const pfs_staging *s, const char *rel, char *buf, size_t n)
+{
+	const char *src = s->fs->opts->source_abs;
+	int k = snprintf(buf, n, "%s%s%s", src, rel[0] ? "/" : "", rel);
+	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}
+
+int stg_join(const char *rel, const char *name, char *buf, size_t n)
+{
+	int k = snprintf(buf, n, "%s%s%s", rel, rel[0] ? "/" : "", name);
+	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}
+
+int stg_mkdirs_for(const char *path)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(path);
+	if (n >= sizeof p)
+		return -ENAMETOOLONG;
+	memcpy(p, path, n + 1);
+	char *slash = strrchr(p, '/');
+	if (!slash || slash == p)
+		return 0;
+	*slash = '\0';
+	struct stat st;
+	if (stat(p, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	for (char *q = p + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		int rc = mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+		*q = '/';
+		if (rc)
+			return rc;
+	}
+	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+}
+
+/* fsync of the directory holding path, so a new or removed name survives
+ * a power loss. */
+static void sync_dir_of(const char *path)
+{
+	char d[PATH_MAX];
+	size_t n = strlen(path);
+	if (n >= sizeof d)
+		return;
+	memcpy(d, path, n + 1);
+	char *slash = strrchr(d, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
+int stg_marker_set(pfs_staging *s, stg_ent *e)
+{
+	if (e->marker)
+		return 0;
+	char p[PATH_MAX];
+	int rc = stg_store_path(s, e->rel, STG_MARK_OPEN, p, sizeof p);
+	if (rc)
+		return rc;
+	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	sync_dir_of(p);
+	e->marker = true;
+	return 0;
+}
+
+void stg_marker_clear(pfs_staging *s, stg_ent *e)
+{
+	char p[PATH_MAX];
+	if (e->marker && stg_store_path(s, e->rel, STG_MARK_OPEN, p, sizeof p) == 0)
+		(void)unlink(p);
+	e->marker = false;
+}
+
+void stg_error_write(pfs_staging *s, const char *rel, const char *msg)
+{
+	char p[PATH_MAX], tmp[PATH_MAX];
+	if (stg_store_path(s, rel, STG_ERROR, p, sizeof p) ||
+	    stg_store_path(s, rel, STG_ERROR ".tmp", tmp, sizeof tmp))
+		return;
+	/* one line: a message never holds a newline, but make sure */
+	char line[PQ_ERROR_MSG_MAX + 2];
+	size_t n = 0;
+	for (const char *c = msg; *c && n < PQ_ERROR_MSG_MAX; c++)
+		line[n++] = *c == '\n' || *c == '\r' ? ' ' : *c;
+	line[n++] = '\n';
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		pfs_log(LOG_ERR, "%s: %s", tmp, strerror(errno));
+		return;
+	}
+	bool ok = write(fd, line, n) == (ssize_t)n && fsync(fd) == 0;
+	close(fd);
+	if (!ok || rename(tmp, p) != 0) {
+		pfs_log(LOG_ERR, "cannot write %s: %s", p, strerror(errno));
+		(void)unlink(tmp);
+		return;
+	}
+	sync_dir_of(p);
+}
+
+void stg_error_remove(pfs_staging *s, const char *rel)
+{
+	char p[PATH_MAX];
+	if (stg_store_path(s, rel, STG_ERROR, p, sizeof p) == 0)
+		(void)unlink(p);
+}
+
+/* ---- recovery ------------------------------------------------------------------ */
+
+static bool has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+	return n > k && !strcmp(name + n - k, suffix);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Pass 1 over one store directory: markers and .done files. */
+static void recover_markers(pfs_staging *s, const char *rel, DIR *d)
+{
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		bool open_m = has_suffix(name, STG_MARK_OPEN);
+		bool done_m = has_suffix(name, STG_MARK_DONE);
+		bool err_tmp = has_suffix(name, STG_ERROR ".tmp");
+		if (!open_m && !done_m && !err_tmp)
+			continue;
+		char frel[PATH_MAX], p[PATH_MAX];
+		if (stg_join(rel, name, frel, sizeof frel) ||
+		    stg_store_path(s, frel, NULL, p, sizeof p))
+			continue;
+		if (open_m) {
+			/* the staged name: frel without the marker suffix */
+			frel[strlen(frel) - strlen(STG_MARK_OPEN)] = '\0';
+			char data[PATH_MAX];
+			if (stg_store_path(s, frel, NULL, data, sizeof data) == 0 && exists(data)) {
+				const char *base = strrchr(frel, '/');
+				base = base ? base + 1 : frel;
+				char msg[PQ_ERROR_MSG_MAX];
+				snprintf(msg, sizeof msg,
+					 "%s: the writer never closed it (parquetfs stopped while it "
+					 "was being written); nothing was published: copy it again "
+					 "or remove it", base);
+				stg_error_write(s, frel, msg);
+				pfs_log(LOG_WARNING, "staging: %s was never closed", frel);
+			}
+		}
+		(void)unlink(p);
+	}
+}
+
+/* Pass 2: sidecars first (so conversions see their verdict), then data. */
+static void recover_files(pfs_staging *s, const char *rel, DIR *d, bool schemas)
+{
+	struct dirent *de;
+	rewinddir(d);
+	while (!atomic_load(&s->stop) && (de = readdir(d))) {
+		stg_type t = stg_type_of(de->d_name);
+		if (t == STG_T_NONE || (t == STG_T_SCHEMA) != schemas)
+			continue;
+		char frel[PATH_MAX], p[PATH_MAX], ep[PATH_MAX];
+		if (stg_join(rel, de->d_name, frel, sizeof frel) ||
+		    stg_store_path(s, frel, NULL, p, sizeof p) ||
+		    stg_store_path(s, frel, STG_ERROR, ep, sizeof ep))
+			continue;
+		struct stat st;
+		if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || exists(ep))
+			continue; /* an .error: its bytes are known to be bad */
+		stg_ent *e = stg_ent_get(s, frel);
+		if (!e)
+			continue;
+		pthread_mutex_lock(&e->lock);
+		/* a writer that came since the mount owns the file now */
+		if (e->writers == 0 && !e->marker) {
+			int fd = open(p, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				pfs_log(LOG_INFO, "staging: converting %s, closed before a restart",
+					frel);
+				(void)stg_finish(s, e, fd, false);
+				close(fd);
+			}
+		}
+		pthread_mutex_unlock(&e->lock);
+	}
+}
+
+static void recover_dir(pfs_staging *s, const char *rel, int depth)
+{
+	char p[PATH_MAX];
+	if (depth > RECOVERY_MAX_DEPTH || stg_store_path(s, rel, NULL, p, sizeof p))
+		return;
+	DIR *d = opendir(p);
+	if (!d)
+		return;
+	recover_markers(s, rel, d);
+	recover_files(s, rel, d, true);
+	recover_files(s, rel, d, false);
+	rewinddir(d);
+	struct dirent *de;
+	while (!atomic_load(&s->stop) && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char crel[PATH_MAX];
+		struct stat st;
+		if (stg_join(rel, de->d_name, crel, sizeof crel) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		recover_dir(s, crel, depth + 1);
+	}
+	closedir(d);
+}
+
+/* ".NAME.parquet.tmp-PID-N" of a process that is gone. */
+static bool stale_tmp(const char *name)
+{
+	if (name[0] != '.')
+		return false;
+	const char *t = strstr(name, ".parquet.tmp-");
+	if (!t)
+		return false;
+	char *end;
+	long pid = strtol(t + strlen(".parquet.tmp-"), &end, 10);
+	if (pid <= 0 || *end != '-')
+		return false;
+	if (pid == (long)getpid())
+		return false; /* ours: a conversion running now */
+	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+static void clean_tmp(pfs_staging *s, int dfd, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	struct dirent *de;
+	while (!atomic_load(&s->stop) && (de = readdir(d))) {
+		const char *name = de->d_name;
+		if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, ".parquetfs"))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (S_ISREG(st.st_mode) && stale_tmp(name)) {
+			if (unlinkat(dirfd(d), name, 0) == 0)
+				pfs_log(LOG_INFO, "staging: removed %s, left by a stopped conversion",
+					name);
+		} else if (S_ISDIR(st.st_mode) && depth < RECOVERY_MAX_DEPTH) {
+			int c = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			if (c >= 0)
+				clean_tmp(s, c, depth + 1);
+		}
+	}
+	closedir(d);
+}
+
+void *stg_recovery_run(void *arg)
+{
+	pfs_staging *s = arg;
+	int dfd = open(s->fs->opts->source_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		clean_tmp(s, dfd, 0);
+	recover_dir(s, "", 0);
+	return NULL;
+}
