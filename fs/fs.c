@@ -28,6 +28,8 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	fs->opts = opts;
 	atomic_init(&fs->next_id, 1);
+	pthread_mutex_init(&fs->live_lock, NULL);
+	fs->live.prev = fs->live.next = &fs->live;
 	fs->uid = getuid();
 	fs->gid = getgid();
 	fs->inodes = pfs_inodes_new();
@@ -73,16 +75,40 @@ int pfs_fs_start(pfs_fs *fs, struct fuse_session *se)
 	return rc;
 }
 
+void pfs_live_add(pfs_fs *fs, pfs_live *l, int what)
+{
+	pthread_mutex_lock(&fs->live_lock);
+	l->what = what;
+	l->prev = &fs->live;
+	l->next = fs->live.next;
+	fs->live.next->prev = l;
+	fs->live.next = l;
+	pthread_mutex_unlock(&fs->live_lock);
+}
+
+void pfs_live_del(pfs_fs *fs, pfs_live *l)
+{
+	pthread_mutex_lock(&fs->live_lock);
+	if (l->next) {
+		l->prev->next = l->next;
+		l->next->prev = l->prev;
+		l->prev = l->next = NULL;
+	}
+	pthread_mutex_unlock(&fs->live_lock);
+}
+
 void pfs_fs_free(pfs_fs *fs)
 {
 	if (!fs)
 		return;
+	pfs_ops_free_live(fs);
 	pfs_staging_free(fs->staging); /* its recovery thread notifies */
 	pfs_notify_free(fs->notify);
 	pfs_sources_free(fs->sources);
 	pfs_cache_free(fs->cache);
 	pfs_cache_free(fs->meta);
 	pfs_inodes_free(fs->inodes);
+	pthread_mutex_destroy(&fs->live_lock);
 	free(fs);
 }
 

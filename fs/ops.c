@@ -216,6 +216,7 @@ typedef struct dent {
 /* An open directory. The listing is made on the first readdir, not at
  * opendir: with cache_readdir the kernel often needs none. */
 typedef struct dirh {
+	pfs_live live;        /* first: the list of open handles */
 	pthread_mutex_t lock;
 	bool listed;
 	dent *v;
@@ -277,6 +278,7 @@ static void dirh_free(dirh *d)
 {
 	if (!d)
 		return;
+	pfs_live_del(d->fs, &d->live);
 	for (size_t i = 0; i < d->n; i++)
 		free(d->v[i].name);
 	free(d->v);
@@ -343,7 +345,9 @@ static void pfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	}
 	res_done(&r);
 	fi->fh = (uint64_t)(uintptr_t)d;
-	fuse_reply_open(req, fi);
+	pfs_live_add(fs, &d->live, PFS_LIVE_DIR);
+	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted: no release will come */
+		dirh_free(d);
 	return;
 fail:
 	res_done(&r);
@@ -439,6 +443,7 @@ static void pfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 typedef enum { H_TEXT, H_MEM, H_RANGE, H_STREAM } htype;
 
 typedef struct handle {
+	pfs_live live;        /* first: the list of open handles */
 	atomic_int refs;      /* the open file, and a stream read replying */
 	htype type;
 	pfs_pf *pf;
@@ -454,6 +459,7 @@ static void handle_free(pfs_fs *fs, handle *h)
 {
 	if (!h)
 		return;
+	pfs_live_del(fs, &h->live);
 	pfs_cache_release(fs->cache, h->text);
 	pfs_stream_free(h->stream);
 	if (h->pf)
@@ -551,8 +557,26 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	res_done(&r);
 	fi->fh = (uint64_t)(uintptr_t)h;
+	pfs_live_add(fs, &h->live, PFS_LIVE_FILE);
 	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted */
 		handle_free(fs, h);
+}
+
+void pfs_ops_free_live(pfs_fs *fs)
+{
+	for (;;) {
+		pthread_mutex_lock(&fs->live_lock);
+		pfs_live *l = fs->live.next;
+		pthread_mutex_unlock(&fs->live_lock);
+		if (l == &fs->live)
+			return;
+		if (l->what == PFS_LIVE_DIR)
+			dirh_free((dirh *)(void *)l);
+		else if (l->what == PFS_LIVE_FILE)
+			handle_free(fs, (handle *)(void *)l);
+		else
+			pfs_stg_handle_drop(fs, l);
+	}
 }
 
 /* Replies with the bytes of one read. Replies point into the handle (its

@@ -218,6 +218,20 @@ pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
 void pfs_cache_release(pfs_cache *c, pfs_cobj *e);
 /* The pool for objects of a kind. */
 pfs_cache *pfs_cache_for(pfs_fs *fs, pfs_kind kind);
+typedef struct pfs_live {
+	struct pfs_live *prev, *next; /* NULL when not linked */
+	int what;                     /* PFS_LIVE_* */
+} pfs_live;
+
+/* Open handles: linked when opened, unlinked when freed; what is one of: */
+enum { PFS_LIVE_DIR, PFS_LIVE_FILE, PFS_LIVE_STG };
+void pfs_live_add(pfs_fs *fs, pfs_live *l, int what);
+void pfs_live_del(pfs_fs *fs, pfs_live *l);
+/* Frees the handles whose release never came (fs/ops.c; at exit only). */
+void pfs_ops_free_live(pfs_fs *fs);
+/* A staging handle left at exit: its descriptor closed, no conversion (a
+ * remount finds the file and converts it or says it was never closed). */
+void pfs_stg_handle_drop(pfs_fs *fs, pfs_live *l);
 /* Memory an arena holds (its blocks), for cache accounting. */
 void *pfs_cobj_obj(const pfs_cobj *e);
 /* Evicts every entry of a generation (a file that changed). */
@@ -260,6 +274,11 @@ struct pfs_fs {
 	 * SOURCE (single-file SOURCE: its name), as pq_file_open's name. */
 	const pq_keyring *keys;
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
+	/* Open file and directory handles (fs/ops.c). The kernel drops the
+	 * releases still queued when the filesystem is unmounted; those
+	 * handles are freed at exit from this list. */
+	pthread_mutex_t live_lock;
+	pfs_live live;
 	uid_t uid;
 	gid_t gid;
 };

@@ -37,6 +37,7 @@
 #define NAME_LIMIT (NAME_MAX - 48)
 
 typedef struct stg_handle {
+	pfs_live live;  /* first: the mount's list of open handles */
 	stg_ent *e;
 	int fd;
 	bool writable;
@@ -377,6 +378,7 @@ fail:
 /* The last reference of a handle: a writer's release may convert. */
 static void handle_close(pfs_staging *s, stg_handle *h)
 {
+	pfs_live_del(s->fs, &h->live);
 	stg_ent *e = h->e;
 	if (h->writable) {
 		pthread_mutex_lock(&e->lock);
@@ -394,6 +396,15 @@ static void handle_close(pfs_staging *s, stg_handle *h)
 		pthread_mutex_unlock(&e->lock);
 	}
 	close(h->fd);
+	free(h);
+}
+
+void pfs_stg_handle_drop(pfs_fs *fs, pfs_live *l)
+{
+	stg_handle *h = (stg_handle *)(void *)l;
+	pfs_live_del(fs, l);
+	if (h->fd >= 0)
+		close(h->fd);
 	free(h);
 }
 
@@ -438,6 +449,7 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 	ep.ino = n->ino;
 	ep.attr = st;
 	fi->fh = (uint64_t)(uintptr_t)h;
+	pfs_live_add(s->fs, &h->live, PFS_LIVE_STG);
 	if (fuse_reply_create(req, &ep, fi) == -ENOENT) /* interrupted */
 		handle_close(s, h);
 }
@@ -457,6 +469,7 @@ void pfs_stg_open(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
+	pfs_live_add(s->fs, &h->live, PFS_LIVE_STG);
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		handle_close(s, h);
 }
