@@ -207,6 +207,12 @@ typedef struct pq_wdeferred {
 	pq_buf column_index, offset_index, bloom;
 } pq_wdeferred;
 
+/* Work buffers for encoding one page at a time, shared by the columns so
+ * a wide schema does not hold a set per column. */
+typedef struct pq_wwork {
+	pq_buf lev, enc, raw, comp, stored, hdr, bound_min, bound_max;
+} pq_wwork;
+
 struct pq_writer {
 	int fd;
 	uint64_t offset;          /* next byte of the file */
@@ -223,6 +229,7 @@ struct pq_writer {
 	size_t ndeferred, capdeferred;
 	pq_key_value *kv;
 	uint32_t nkv;
+	pq_wwork work;
 	bool failed;              /* a write failed: the file is unusable */
 	bool closed;
 };
