@@ -46,6 +46,7 @@ struct pq_wcol {
 
 	/* the chunk */
 	int64_t rows;
+	int64_t dict_values;       /* values encoded through the dictionary */
 	pq_buf pages;              /* serialized data pages (header + body) */
 	pq_wpage *pl;
 	size_t npl, cappl;
@@ -513,6 +514,17 @@ static pq_status check_batch(const pq_wcol *c, size_t rows, const uint8_t *def,
 	return PQ_OK;
 }
 
+/* Checked as the dictionary reaches 1024, 2048, 4096, ... entries: when
+ * more than 3/4 of the values seen are distinct, indices plus entries
+ * cost about what PLAIN does, and the hash table would only hold memory. */
+static bool useless_dict(const pq_wcol *c)
+{
+	size_t n = c->dict.count;
+	if (n < PQ_WRITER_DICT_PROBE || (n & (n - 1)) != 0)
+		return false;
+	return (uint64_t)n * 4 > (uint64_t)c->dict_values * 3;
+}
+
 static pq_status write_rows(pq_writer *w, pq_wcol *c, uint32_t rg, size_t rows,
 			    const uint8_t *def, const pq_values *v, pq_error *err)
 {
@@ -535,7 +547,9 @@ static pq_status write_rows(pq_writer *w, pq_wcol *c, uint32_t rg, size_t rows,
 				uint32_t ix;
 				PQ_TRY(pq_wdict_index(&c->dict, v, vi, hash, &ix, err));
 				pq_buf_append(&c->idx, &ix, sizeof ix);
-				fallback = c->dict.plain_bytes > PQ_WRITER_DICT_LIMIT;
+				c->dict_values++;
+				fallback = c->dict.plain_bytes > PQ_WRITER_DICT_LIMIT ||
+					   (ix + 1 == c->dict.count && useless_dict(c));
 			}
 			if (c->type == PQ_BYTE_ARRAY)
 				c->ba_bytes_est += 4 + v->v.ba[vi].n;
@@ -724,6 +738,7 @@ static void reset_chunk(pq_wcol *c)
 	c->uncompressed = c->compressed = 0;
 	memset(c->pages_by_enc, 0, sizeof c->pages_by_enc);
 	pq_wdict_clear(&c->dict);
+	c->dict_values = 0;
 	c->dict_active = c->use_dict;
 	pq_wbloom_free(&c->bloomset);
 }

@@ -24,6 +24,9 @@
 /* The dictionary is abandoned for the rest of a chunk past this many bytes
  * of PLAIN-encoded entries (the contract's 1 MiB). */
 #define PQ_WRITER_DICT_LIMIT ((size_t)1 << 20)
+/* ... and earlier, from this many entries on, when most values are
+ * distinct (see useless_dict in writer_column.c). */
+#define PQ_WRITER_DICT_PROBE ((size_t)1024)
 /* A data page never holds more value slots than this, whatever page_size
  * says (readers bound slots per page; booleans are tiny). */
 #define PQ_WRITER_MAX_PAGE_SLOTS ((size_t)1 << 20)
