@@ -450,6 +450,10 @@ void pq_writer_free(pq_writer *w)
 	}
 	free(w->deferred);
 	free(w->rgs);
+	pq_buf *work[] = {&w->work.lev, &w->work.enc, &w->work.raw, &w->work.comp,
+			  &w->work.stored, &w->work.hdr, &w->work.bound_min, &w->work.bound_max};
+	for (size_t i = 0; i < sizeof work / sizeof *work; i++)
+		pq_buf_free(work[i]);
 	pq_arena_free(&w->arena);
 	free(w);
 }

@@ -46,6 +46,7 @@ struct pq_wcol {
 
 	/* the chunk */
 	int64_t rows;
+	int64_t dict_values;       /* values encoded through the dictionary */
 	pq_buf pages;              /* serialized data pages (header + body) */
 	pq_wpage *pl;
 	size_t npl, cappl;
@@ -56,9 +57,6 @@ struct pq_wcol {
 	int32_t pages_by_enc[10];  /* data pages per value encoding */
 	pq_wdict dict;
 	pq_wbloom bloomset;
-
-	/* work buffers, reused from page to page */
-	pq_buf lev, enc, raw, comp, stored, hdr, bound_min, bound_max;
 };
 
 static size_t width_of(int32_t type, int32_t type_length)
@@ -156,8 +154,7 @@ void pq_wcol_free(pq_wcol *c)
 		return;
 	free_pages(c);
 	free(c->pl);
-	pq_buf *bufs[] = {&c->def, &c->vals, &c->lens, &c->idx, &c->pages, &c->lev, &c->enc,
-			  &c->raw, &c->comp, &c->stored, &c->hdr, &c->bound_min, &c->bound_max};
+	pq_buf *bufs[] = {&c->def, &c->vals, &c->lens, &c->idx, &c->pages};
 	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
 		pq_buf_free(bufs[i]);
 	pq_wstats_free(&c->pstats);
@@ -251,19 +248,19 @@ static pq_status push_page_record(pq_wcol *c, const pq_wpage *rec, pq_error *err
 	return PQ_OK;
 }
 
-/* Compresses src into c->comp (unless UNCOMPRESSED) and returns the bytes
+/* Compresses src into w->work.comp (unless UNCOMPRESSED) and returns the bytes
  * to store. */
-static pq_status compress(pq_writer *w, pq_wcol *c, const pq_buf *src, const pq_buf **res,
+static pq_status compress(pq_writer *w, const pq_buf *src, const pq_buf **res,
 			  pq_error *err)
 {
 	if (w->opts.codec == PQ_CODEC_UNCOMPRESSED) {
 		*res = src;
 		return PQ_OK;
 	}
-	c->comp.len = 0;
+	w->work.comp.len = 0;
 	PQ_TRY(pq_compress(w->opts.codec, w->opts.has_compression_level ? w->opts.compression_level : 0,
-			   src->p, src->len, &c->comp, err));
-	*res = &c->comp;
+			   src->p, src->len, &w->work.comp, err));
+	*res = &w->work.comp;
 	return PQ_OK;
 }
 
@@ -274,47 +271,46 @@ static pq_status check_i32(size_t n, const char *what, pq_error *err)
 }
 
 /* Page header through the module seam, then the stored body, onto dest. */
-static pq_status put_page(pq_writer *w, pq_wcol *c, pq_page_header *h, bool dict, pq_wmodule_at at,
+static pq_status put_page(pq_writer *w, pq_page_header *h, bool dict, pq_wmodule_at at,
 			  pq_buf *dest, size_t *hdr_len, pq_error *err)
 {
-	PQ_TRY(check_i32(c->stored.len, "page body", err));
-	h->compressed_page_size = (int32_t)c->stored.len;
+	PQ_TRY(check_i32(w->work.stored.len, "page body", err));
+	h->compressed_page_size = (int32_t)w->work.stored.len;
 	if (w->opts.crc) {
 		h->has_crc = true;
-		h->crc = (int32_t)pq_crc32(c->stored.p, c->stored.len);
+		h->crc = (int32_t)pq_crc32(w->work.stored.p, w->work.stored.len);
 	}
-	c->hdr.len = 0;
-	PQ_TRY(pq_thrift_encode(PQ_S_PAGE_HEADER, h, &c->hdr, err));
+	w->work.hdr.len = 0;
+	PQ_TRY(pq_thrift_encode(PQ_S_PAGE_HEADER, h, &w->work.hdr, err));
 	size_t before = dest->len;
 	PQ_TRY(pq_wmodule_put(w, dict ? PQ_WM_DICT_PAGE_HEADER : PQ_WM_DATA_PAGE_HEADER, at,
-			      c->hdr.p, c->hdr.len, dest, err));
+			      w->work.hdr.p, w->work.hdr.len, dest, err));
 	*hdr_len = dest->len - before;
-	pq_buf_append(dest, c->stored.p, c->stored.len);
+	pq_buf_append(dest, w->work.stored.p, w->work.stored.len);
 	PQ_CHECK(!dest->oom, err, PQ_ENOMEM, "out of memory for the pages of a chunk");
 	return PQ_OK;
 }
 
-static pq_status page_statistics(pq_wcol *c, pq_statistics *st, pq_wpage *rec, pq_arena *a,
-				 pq_error *err)
+/* The page's bounds for the column index (malloc'd into rec). */
+static pq_status page_bounds(pq_writer *w, pq_wcol *c, pq_wpage *rec, pq_error *err)
 {
-	PQ_TRY(pq_wstats_to_thrift(&c->pstats, c->order, st, a, err));
 	if (!c->pstats.has || c->order == PQ_ORDER_NONE)
 		return PQ_OK;
-	PQ_TRY(pq_wstats_bounds(&c->pstats, c->order, &c->bound_min, &rec->min_exact,
-				&c->bound_max, &rec->max_exact, err));
-	rec->min = malloc(c->bound_min.len ? c->bound_min.len : 1);
-	rec->max = malloc(c->bound_max.len ? c->bound_max.len : 1);
+	PQ_TRY(pq_wstats_bounds(&c->pstats, c->order, &w->work.bound_min, &rec->min_exact,
+				&w->work.bound_max, &rec->max_exact, err));
+	rec->min = malloc(w->work.bound_min.len ? w->work.bound_min.len : 1);
+	rec->max = malloc(w->work.bound_max.len ? w->work.bound_max.len : 1);
 	if (!rec->min || !rec->max) {
 		free(rec->min);
 		free(rec->max);
 		return pq_fail(err, PQ_ENOMEM, "out of memory for page bounds");
 	}
-	if (c->bound_min.len)
-		memcpy(rec->min, c->bound_min.p, c->bound_min.len);
-	if (c->bound_max.len)
-		memcpy(rec->max, c->bound_max.p, c->bound_max.len);
-	rec->min_n = c->bound_min.len;
-	rec->max_n = c->bound_max.len;
+	if (w->work.bound_min.len)
+		memcpy(rec->min, w->work.bound_min.p, w->work.bound_min.len);
+	if (w->work.bound_max.len)
+		memcpy(rec->max, w->work.bound_max.p, w->work.bound_max.len);
+	rec->min_n = w->work.bound_min.len;
+	rec->max_n = w->work.bound_max.len;
 	rec->bounds = true;
 	return PQ_OK;
 }
@@ -323,26 +319,26 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 				  pq_error *err)
 {
 	bool v2 = w->opts.data_page_version == 2;
-	c->lev.len = c->enc.len = c->raw.len = c->stored.len = 0;
+	w->work.lev.len = w->work.enc.len = w->work.raw.len = w->work.stored.len = 0;
 	PQ_TRY(check_i32(c->slots, "page value count", err));
 	if (c->optional) {
 		if (!v2) {
 			static const uint8_t zero[4];
-			pq_buf_append(&c->lev, zero, 4);
+			pq_buf_append(&w->work.lev, zero, 4);
 		}
 		PQ_TRY(pq_rle_encode_levels((const uint16_t *)(const void *)c->def.p, c->slots, 1,
-					    &c->lev, err));
+					    &w->work.lev, err));
 		if (!v2) {
-			size_t n = c->lev.len - 4;
-			c->lev.p[0] = (uint8_t)n;
-			c->lev.p[1] = (uint8_t)(n >> 8);
-			c->lev.p[2] = (uint8_t)(n >> 16);
-			c->lev.p[3] = (uint8_t)(n >> 24);
+			size_t n = w->work.lev.len - 4;
+			w->work.lev.p[0] = (uint8_t)n;
+			w->work.lev.p[1] = (uint8_t)(n >> 8);
+			w->work.lev.p[2] = (uint8_t)(n >> 16);
+			w->work.lev.p[3] = (uint8_t)(n >> 24);
 		}
 	}
 	int encoding;
-	PQ_TRY(encode_values(c, &c->enc, &encoding, err));
-	size_t uncompressed = c->lev.len + c->enc.len;
+	PQ_TRY(encode_values(c, &w->work.enc, &encoding, err));
+	size_t uncompressed = w->work.lev.len + w->work.enc.len;
 	PQ_TRY(check_i32(uncompressed, "page", err));
 
 	pq_page_header h;
@@ -351,18 +347,18 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 	pq_wpage rec;
 	memset(&rec, 0, sizeof rec);
 	pq_statistics st;
-	PQ_TRY(page_statistics(c, &st, &rec, a, err));
+	PQ_TRY(pq_wstats_to_thrift(&c->pstats, c->order, &st, a, err));
 	int64_t nulls = c->pstats.nulls;
 	if (!v2) {
 		/* v1: levels and values compressed together. */
-		pq_buf_append(&c->raw, c->lev.p, c->lev.len);
-		pq_buf_append(&c->raw, c->enc.p, c->enc.len);
-		PQ_CHECK(!c->raw.oom, err, PQ_ENOMEM, "out of memory for a page");
+		pq_buf_append(&w->work.raw, w->work.lev.p, w->work.lev.len);
+		pq_buf_append(&w->work.raw, w->work.enc.p, w->work.enc.len);
+		PQ_CHECK(!w->work.raw.oom, err, PQ_ENOMEM, "out of memory for a page");
 		const pq_buf *body;
-		PQ_TRY(compress(w, c, &c->raw, &body, err));
-		if (body != &c->raw) {
-			c->raw.len = 0;
-			pq_buf_append(&c->raw, body->p, body->len);
+		PQ_TRY(compress(w, &w->work.raw, &body, err));
+		if (body != &w->work.raw) {
+			w->work.raw.len = 0;
+			pq_buf_append(&w->work.raw, body->p, body->len);
 		}
 		h.type = PQ_PAGE_DATA;
 		h.has_data_page_header = true;
@@ -376,13 +372,13 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 		/* v2: levels stay uncompressed in front of the (compressed) values;
 		 * values that do not shrink are stored as they are. */
 		const pq_buf *vals;
-		PQ_TRY(compress(w, c, &c->enc, &vals, err));
-		bool compressed = vals != &c->enc && vals->len < c->enc.len;
+		PQ_TRY(compress(w, &w->work.enc, &vals, err));
+		bool compressed = vals != &w->work.enc && vals->len < w->work.enc.len;
 		if (!compressed)
-			vals = &c->enc;
-		pq_buf_append(&c->raw, c->lev.p, c->lev.len);
-		pq_buf_append(&c->raw, vals->p, vals->len);
-		PQ_CHECK(!c->raw.oom, err, PQ_ENOMEM, "out of memory for a page");
+			vals = &w->work.enc;
+		pq_buf_append(&w->work.raw, w->work.lev.p, w->work.lev.len);
+		pq_buf_append(&w->work.raw, vals->p, vals->len);
+		PQ_CHECK(!w->work.raw.oom, err, PQ_ENOMEM, "out of memory for a page");
 		h.type = PQ_PAGE_DATA_V2;
 		h.has_data_page_header_v2 = true;
 		pq_data_page_header_v2 *d = &h.data_page_header_v2;
@@ -390,7 +386,7 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 		d->num_nulls = (int32_t)nulls;
 		d->num_rows = (int32_t)c->slots;
 		d->encoding = encoding;
-		d->definition_levels_byte_length = (int32_t)c->lev.len;
+		d->definition_levels_byte_length = (int32_t)w->work.lev.len;
 		d->repetition_levels_byte_length = 0;
 		d->has_is_compressed = true;
 		d->is_compressed = compressed;
@@ -398,9 +394,9 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 		d->statistics = st;
 	}
 	pq_wmodule_at at = {rg, c->index, (int32_t)c->npl};
-	PQ_TRY(pq_wmodule_put(w, PQ_WM_DATA_PAGE, at, c->raw.p, c->raw.len, &c->stored, err));
+	PQ_TRY(pq_wmodule_put(w, PQ_WM_DATA_PAGE, at, w->work.raw.p, w->work.raw.len, &w->work.stored, err));
 	size_t start = c->pages.len, hdr_len;
-	PQ_TRY(put_page(w, c, &h, false, at, &c->pages, &hdr_len, err));
+	PQ_TRY(put_page(w, &h, false, at, &c->pages, &hdr_len, err));
 	PQ_TRY(check_i32(c->pages.len - start, "page", err));
 
 	rec.offset = (int64_t)start;
@@ -411,6 +407,7 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 	rec.def_hist[0] = nulls;
 	rec.def_hist[1] = (int64_t)c->nvalues;
 	rec.unencoded_ba = c->type == PQ_BYTE_ARRAY ? (int64_t)(c->ba_bytes_est - 4 * c->nvalues) : 0;
+	PQ_TRY(page_bounds(w, c, &rec, err));
 	pq_status s = push_page_record(c, &rec, err);
 	if (s != PQ_OK) {
 		free(rec.min);
@@ -418,7 +415,7 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 		return s;
 	}
 	c->uncompressed += (int64_t)(hdr_len + uncompressed);
-	c->compressed += (int64_t)(hdr_len + c->stored.len);
+	c->compressed += (int64_t)(hdr_len + w->work.stored.len);
 	c->pages_by_enc[encoding]++;
 	c->ba_bytes += rec.unencoded_ba;
 	c->def_hist[0] += rec.def_hist[0];
@@ -517,6 +514,17 @@ static pq_status check_batch(const pq_wcol *c, size_t rows, const uint8_t *def,
 	return PQ_OK;
 }
 
+/* Checked as the dictionary reaches 1024, 2048, 4096, ... entries: when
+ * more than 3/4 of the values seen are distinct, indices plus entries
+ * cost about what PLAIN does, and the hash table would only hold memory. */
+static bool useless_dict(const pq_wcol *c)
+{
+	size_t n = c->dict.count;
+	if (n < PQ_WRITER_DICT_PROBE || (n & (n - 1)) != 0)
+		return false;
+	return (uint64_t)n * 4 > (uint64_t)c->dict_values * 3;
+}
+
 static pq_status write_rows(pq_writer *w, pq_wcol *c, uint32_t rg, size_t rows,
 			    const uint8_t *def, const pq_values *v, pq_error *err)
 {
@@ -539,7 +547,9 @@ static pq_status write_rows(pq_writer *w, pq_wcol *c, uint32_t rg, size_t rows,
 				uint32_t ix;
 				PQ_TRY(pq_wdict_index(&c->dict, v, vi, hash, &ix, err));
 				pq_buf_append(&c->idx, &ix, sizeof ix);
-				fallback = c->dict.plain_bytes > PQ_WRITER_DICT_LIMIT;
+				c->dict_values++;
+				fallback = c->dict.plain_bytes > PQ_WRITER_DICT_LIMIT ||
+					   (ix + 1 == c->dict.count && useless_dict(c));
 			}
 			if (c->type == PQ_BYTE_ARRAY)
 				c->ba_bytes_est += 4 + v->v.ba[vi].n;
@@ -581,17 +591,17 @@ static pq_status dictionary_page(pq_writer *w, pq_wcol *c, uint32_t rg, pq_buf *
 	pq_values dv;
 	pq_bytes *views;
 	PQ_TRY(pq_wdict_values(&c->dict, &dv, &views, err));
-	c->raw.len = 0;
-	pq_status st = pq_encode_plain(&dv, &c->raw, err);
+	w->work.raw.len = 0;
+	pq_status st = pq_encode_plain(&dv, &w->work.raw, err);
 	free(views);
 	PQ_TRY(st);
-	PQ_TRY(check_i32(c->raw.len, "dictionary page", err));
-	*uncompressed = c->raw.len;
+	PQ_TRY(check_i32(w->work.raw.len, "dictionary page", err));
+	*uncompressed = w->work.raw.len;
 	const pq_buf *body;
-	PQ_TRY(compress(w, c, &c->raw, &body, err));
+	PQ_TRY(compress(w, &w->work.raw, &body, err));
 	pq_wmodule_at at = {rg, c->index, -1};
-	c->stored.len = 0;
-	PQ_TRY(pq_wmodule_put(w, PQ_WM_DICT_PAGE, at, body->p, body->len, &c->stored, err));
+	w->work.stored.len = 0;
+	PQ_TRY(pq_wmodule_put(w, PQ_WM_DICT_PAGE, at, body->p, body->len, &w->work.stored, err));
 	pq_page_header h;
 	memset(&h, 0, sizeof h);
 	h.type = PQ_PAGE_DICTIONARY;
@@ -599,7 +609,7 @@ static pq_status dictionary_page(pq_writer *w, pq_wcol *c, uint32_t rg, pq_buf *
 	h.has_dictionary_page_header = true;
 	h.dictionary_page_header.num_values = (int32_t)c->dict.count;
 	h.dictionary_page_header.encoding = PQ_ENC_PLAIN;
-	return put_page(w, c, &h, true, at, out, hdr_len, err);
+	return put_page(w, &h, true, at, out, hdr_len, err);
 }
 
 static pq_status add_encoding(pq_arena *a, pq_list_i32 *l, int32_t e, pq_error *err)
@@ -728,6 +738,7 @@ static void reset_chunk(pq_wcol *c)
 	c->uncompressed = c->compressed = 0;
 	memset(c->pages_by_enc, 0, sizeof c->pages_by_enc);
 	pq_wdict_clear(&c->dict);
+	c->dict_values = 0;
 	c->dict_active = c->use_dict;
 	pq_wbloom_free(&c->bloomset);
 }

@@ -24,6 +24,9 @@
 /* The dictionary is abandoned for the rest of a chunk past this many bytes
  * of PLAIN-encoded entries (the contract's 1 MiB). */
 #define PQ_WRITER_DICT_LIMIT ((size_t)1 << 20)
+/* ... and earlier, from this many entries on, when most values are
+ * distinct (see useless_dict in writer_column.c). */
+#define PQ_WRITER_DICT_PROBE ((size_t)1024)
 /* A data page never holds more value slots than this, whatever page_size
  * says (readers bound slots per page; booleans are tiny). */
 #define PQ_WRITER_MAX_PAGE_SLOTS ((size_t)1 << 20)
@@ -207,6 +210,12 @@ typedef struct pq_wdeferred {
 	pq_buf column_index, offset_index, bloom;
 } pq_wdeferred;
 
+/* Work buffers for encoding one page at a time, shared by the columns so
+ * a wide schema does not hold a set per column. */
+typedef struct pq_wwork {
+	pq_buf lev, enc, raw, comp, stored, hdr, bound_min, bound_max;
+} pq_wwork;
+
 struct pq_writer {
 	int fd;
 	uint64_t offset;          /* next byte of the file */
@@ -223,6 +232,7 @@ struct pq_writer {
 	size_t ndeferred, capdeferred;
 	pq_key_value *kv;
 	uint32_t nkv;
+	pq_wwork work;
 	bool failed;              /* a write failed: the file is unusable */
 	bool closed;
 };

@@ -6,8 +6,8 @@
  * the typed table), codec=uncompressed|snappy|gzip|brotli|zstd|lz4_raw,
  * level=N, v=1|2, dict=on|off, page_index=on|off, crc=on|off, nulls=on|off,
  * page_size=N, rg_rows=N, bloom=COL[:COL...], fpp=X, enc=COL:ENCODING
- * (repeatable; ENCODING as parquet.thrift names it), longstr=on (unique
- * 40-byte strings, to push the dictionary past its limit). */
+ * (repeatable; ENCODING as parquet.thrift names it), longstr=on (40-byte
+ * strings, each twice, to push the dictionary past its 1 MiB limit). */
 #include "config.h"
 
 #include <fcntl.h>
@@ -177,7 +177,7 @@ static void fill(const table *t, unsigned c, uint64_t r0, size_t n, uint8_t *def
 		case 3: ((float *)(void *)store)[k] = flt_of(r); break;
 		case 4: ((double *)(void *)store)[k] = dbl_of(r); break;
 		case 5: {
-			int m = t->longstr ? snprintf(text + tp, 64, "unique-%020" PRIu64 "-padding-pad", r)
+			int m = t->longstr ? snprintf(text + tp, 64, "unique-%020" PRIu64 "-padding-pad", r / 2)
 			        : r % 5 == 0 ? snprintf(text + tp, 64, "u%" PRIu64, r)
 					     : snprintf(text + tp, 64, "%s", words[r % 8]);
 			views[k] = (pq_bytes){(const uint8_t *)text + tp, (size_t)m};
@@ -249,7 +249,7 @@ static void write_csv(const table *t, FILE *f)
 			case 3: csv_float(f, flt_of(r), 9); break;
 			case 4: csv_float(f, dbl_of(r), 17); break;
 			case 5: {
-				int m = t->longstr ? snprintf(text, sizeof text, "unique-%020" PRIu64 "-padding-pad", r)
+				int m = t->longstr ? snprintf(text, sizeof text, "unique-%020" PRIu64 "-padding-pad", r / 2)
 				        : r % 5 == 0 ? snprintf(text, sizeof text, "u%" PRIu64, r)
 						     : snprintf(text, sizeof text, "%s", words[r % 8]);
 				csv_string(f, text, (size_t)m);

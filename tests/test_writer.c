@@ -322,7 +322,10 @@ START_TEST(test_each_type_each_encoding)
 }
 END_TEST
 
-START_TEST(test_dictionary_fallback)
+/* Writes n rows of 40-byte strings (every tenth NULL), value k being
+ * number k / repeat; returns the number of dictionary entries and the
+ * counts of data pages per encoding. */
+static int32_t dictionary_run(size_t n, size_t repeat, int32_t *dict_data, int32_t *plain_data)
 {
 	els e;
 	e.n = 0;
@@ -331,18 +334,17 @@ START_TEST(test_dictionary_fallback)
 	pq_write_options o;
 	pq_write_options_init(&o);
 	o.page_size = 64 * 1024;
-	/* 40000 distinct 40-byte values: 44 bytes each in the dictionary, past
-	 * 1 MiB after 23832 of them. */
-	enum { N = 40000 };
-	char *text = malloc((size_t)N * 40);
-	pq_bytes *views = malloc(N * sizeof *views);
-	uint8_t *def = malloc(N);
+	char *text = malloc(n * 40);
+	pq_bytes *views = malloc(n * sizeof *views);
+	uint8_t *def = malloc(n);
 	size_t k = 0;
-	for (size_t r = 0; r < N; r++) {
+	for (size_t r = 0; r < n; r++) {
 		def[r] = r % 10 != 9;
 		if (!def[r])
 			continue;
-		snprintf(text + 40 * k, 41, "value-%030zu-x", r);
+		char tmp[48];
+		snprintf(tmp, sizeof tmp, "value-%030zu-x", k / repeat);
+		memcpy(text + 40 * k, tmp, 40);
 		views[k] = (pq_bytes){(const uint8_t *)text + 40 * k, 40};
 		k++;
 	}
@@ -350,30 +352,28 @@ START_TEST(test_dictionary_fallback)
 	v.v.ba = views;
 	wfile x;
 	wopen(&x, &e, &o);
-	wput(&x, 0, N, def, &v);
+	wput(&x, 0, n, def, &v);
 	const pq_file *f = wclose(&x);
 	const pq_column_meta_data *m = pq_file_chunk_meta(f, 0, 0);
-	int32_t dict_pages = 0, dict_data = 0, plain_data = 0;
+	int32_t dict_pages = 0;
+	*dict_data = *plain_data = 0;
 	for (uint32_t i = 0; i < m->encoding_stats.n; i++) {
 		const pq_page_encoding_stats *s = &m->encoding_stats.v[i];
 		if (s->page_type == PQ_PAGE_DICTIONARY)
 			dict_pages += s->count;
 		else if (s->encoding == PQ_ENC_RLE_DICTIONARY)
-			dict_data += s->count;
+			*dict_data += s->count;
 		else if (s->encoding == PQ_ENC_PLAIN)
-			plain_data += s->count;
+			*plain_data += s->count;
 	}
 	ck_assert_int_eq(dict_pages, 1);
-	ck_assert_int_ge(dict_data, 1);
-	ck_assert_int_ge(plain_data, 1);
-	/* The dictionary holds what made it pass 1 MiB: 23832 entries of 44 bytes. */
 	pq_chunk_layout *l;
 	pq_error err;
 	ck_assert_int_eq(pq_chunk_layout_load(f, 0, 0, &l, &err), PQ_OK);
 	ck_assert_ptr_nonnull(l->dict);
-	ck_assert_int_eq(l->dict->header.dictionary_page_header.num_values, 23832);
+	int32_t entries = l->dict->header.dictionary_page_header.num_values;
 	pq_chunk_layout_free(l);
-	expect_column(f, 0, N, def, &v);
+	expect_column(f, 0, n, def, &v);
 	char *vt = verify(f);
 	ck_assert_msg(ends_with(vt, "OK\n"), "%s", vt);
 	free(vt);
@@ -381,6 +381,26 @@ START_TEST(test_dictionary_fallback)
 	free(text);
 	free(views);
 	free(def);
+	return entries;
+}
+
+START_TEST(test_dictionary_fallback)
+{
+	/* Each value twice, 27000 distinct of 44 PLAIN bytes: the dictionary
+	 * passes 1 MiB with its 23832nd entry (23832 * 44 > 2^20), then the
+	 * rest of the chunk is PLAIN. */
+	int32_t dict_data, plain_data;
+	ck_assert_int_eq(dictionary_run(60000, 2, &dict_data, &plain_data), 23832);
+	ck_assert_int_ge(dict_data, 1);
+	ck_assert_int_ge(plain_data, 1);
+	/* All values distinct: given up at 1024 entries (over 3/4 distinct). */
+	ck_assert_int_eq(dictionary_run(20000, 1, &dict_data, &plain_data), 1024);
+	ck_assert_int_ge(dict_data, 1);
+	ck_assert_int_ge(plain_data, 1);
+	/* Few distinct values: the dictionary stays for the whole chunk. */
+	ck_assert_int_eq(dictionary_run(20000, 100, &dict_data, &plain_data), 180);
+	ck_assert_int_ge(dict_data, 1);
+	ck_assert_int_eq(plain_data, 0);
 }
 END_TEST
 

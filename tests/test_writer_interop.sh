@@ -52,7 +52,7 @@ variants=(
 	"v2_nodict 3000 typed dict=off v=2 codec=snappy"
 	"nonulls 3000 typed nulls=off"
 	"bloom 3000 typed bloom=s:i64:d fpp=0.001"
-	"fallback 60000 typed longstr=on rg_rows=40000 page_size=65536"
+	"fallback 100000 typed longstr=on rg_rows=70000 page_size=65536"
 	"rowgroups 10000 typed rg_rows=3000 page_size=4096"
 	"noindex_nocrc 3000 typed page_index=off crc=off"
 	"delta_v2 3000 typed v=2 enc=i32:DELTA_BINARY_PACKED enc=i64:DELTA_BINARY_PACKED enc=s:DELTA_BYTE_ARRAY enc=f:BYTE_STREAM_SPLIT enc=d:BYTE_STREAM_SPLIT enc=u:DELTA_BYTE_ARRAY enc=b:RLE"

@@ -384,6 +384,11 @@ START_TEST(test_refusals)
 	o.footer_key_len = 16;
 	ck_assert_int_eq(pq_writer_open(&w, fd, e.v, e.n, &o, NULL, 0, &err), PQ_EUNSUPPORTED);
 
+	/* An unwritable file: the magic cannot be written. */
+	ck_assert_int_eq(pq_writer_open(&w, -1, e.v, e.n, NULL, NULL, 0, &err), PQ_EIO);
+	ck_assert_msg(strstr(err.msg, "write at offset 0"), "%s", err.msg);
+	ck_assert_ptr_null(w);
+
 	els nested;
 	nested.n = 0;
 	grp(&nested, "schema", -1, 1);
