@@ -336,7 +336,7 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 			w->work.lev.p[3] = (uint8_t)(n >> 24);
 		}
 	}
-	int encoding;
+	int encoding = PQ_ENC_PLAIN; /* set by encode_values on success */
 	PQ_TRY(encode_values(c, &w->work.enc, &encoding, err));
 	size_t uncompressed = w->work.lev.len + w->work.enc.len;
 	PQ_TRY(check_i32(uncompressed, "page", err));
