@@ -421,3 +421,91 @@ pq_status pq_chunk_read_module(const pq_file *f, uint32_t rg, uint32_t col, pq_m
 	*stored = size;
 	return PQ_OK;
 }
+
+/* ---- what metadata.txt and metadata.json say about encryption ---- */
+
+static void put_key_id(pq_buf *out, pq_bytes id, bool has)
+{
+	if (!has) {
+		pq_buf_puts(out, "(no key id stored)");
+	} else if (is_kms_material(id)) {
+		pq_buf_puts(out, "(KMS key material)");
+	} else {
+		char t[80];
+		key_id_text(id, t, sizeof t);
+		pq_buf_puts(out, t);
+	}
+}
+
+void pq_text_file_encryption(const pq_file *f, pq_buf *out)
+{
+	const pq_file_crypto *c = f->crypto;
+	const pq_encryption_algorithm *a = c->footer_encrypted ? &c->fcmd.encryption_algorithm
+							       : &f->md.encryption_algorithm;
+	pq_cipher pages;
+	const pq_aes_gcm *g = algorithm_params(a, &pages);
+	pq_buf_printf(out, "encryption_algorithm: %s", a->has_AES_GCM_V1 ? "AES_GCM_V1" : "AES_GCM_CTR_V1");
+	if (g && g->has_aad_prefix)
+		pq_buf_puts(out, ", aad_prefix stored");
+	else if (c->aad_supplied)
+		pq_buf_puts(out, ", aad_prefix supplied by the key_file");
+	pq_buf_putc(out, '\n');
+	if (c->footer_encrypted) {
+		pq_buf_puts(out, "footer: encrypted, key ");
+		put_key_id(out, c->fcmd.key_metadata, c->fcmd.has_key_metadata);
+	} else {
+		pq_buf_puts(out, "footer: plaintext, signed with key ");
+		put_key_id(out, f->md.footer_signing_key_metadata, f->md.has_footer_signing_key_metadata);
+		pq_buf_puts(out, c->signature == PQ_SIG_VERIFIED ? ", signature verified"
+							       : ", signature not verified (footer key not available)");
+	}
+	pq_buf_putc(out, '\n');
+	/* Which columns, by the first row group (writers encrypt a column the
+	 * same way in every row group). */
+	uint32_t n = 0;
+	for (uint32_t col = 0; col < f->num_columns; col++)
+		n += pq_file_chunk_crypto(f, 0, col) != NULL;
+	pq_buf_printf(out, "encrypted_columns: %u of %u\n", n, f->num_columns);
+	for (uint32_t col = 0; col < f->num_columns && n; col++) {
+		const pq_chunk_crypto *cc = pq_file_chunk_crypto(f, 0, col);
+		if (!cc)
+			continue;
+		const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
+		const pq_column_crypto_meta_data *cm = &f->md.row_groups.v[0].columns.v[col].crypto_metadata;
+		pq_buf_printf(out, "  %s: ", leaf ? leaf->path : "?");
+		if (cm->has_ENCRYPTION_WITH_COLUMN_KEY) {
+			pq_buf_puts(out, "column key ");
+			put_key_id(out, cm->ENCRYPTION_WITH_COLUMN_KEY.key_metadata,
+				   cm->ENCRYPTION_WITH_COLUMN_KEY.has_key_metadata);
+		} else {
+			pq_buf_puts(out, "footer key");
+		}
+		if (cc->status == PQ_EKEY)
+			pq_buf_puts(out, " (key not available)");
+		else if (cc->status != PQ_OK)
+			pq_buf_puts(out, " (unreadable: see its error.txt)");
+		pq_buf_putc(out, '\n');
+	}
+}
+
+void pq_json_file_encryption(const pq_file *f, pq_buf *out)
+{
+	const pq_file_crypto *c = f->crypto;
+	if (!c || !c->footer_encrypted)
+		return;
+	pq_buf_puts(out, "  \"file_crypto_metadata\": ");
+	size_t start = out->len;
+	pq_metadata_json(PQ_S_FILE_CRYPTO_META_DATA, &c->fcmd, NULL, out);
+	/* indent the nested object by two spaces, as a member */
+	pq_buf tmp = PQ_BUF_INIT;
+	for (size_t i = start; i < out->len; i++) {
+		pq_buf_putc(&tmp, (char)out->p[i]);
+		if (out->p[i] == '\n' && i + 1 < out->len)
+			pq_buf_puts(&tmp, "  ");
+	}
+	out->len = start;
+	while (tmp.len && tmp.p[tmp.len - 1] == '\n')
+		tmp.len--;
+	pq_buf_append(out, tmp.p, tmp.len);
+	pq_buf_free(&tmp);
+}

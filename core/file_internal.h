@@ -72,6 +72,11 @@ pq_status pq_crypto_open_plaintext_footer(pq_file *f, size_t used, const pq_keyr
  * into the footer structs. Per-chunk problems are kept, not returned. */
 pq_status pq_crypto_setup_chunks(pq_file *f, const pq_keyring *keys, pq_error *err);
 void pq_crypto_free(pq_file_crypto *c);
+/* metadata.txt lines: algorithm, footer mode and key id, signature, and
+ * which columns are encrypted with which key id (never a key). */
+void pq_text_file_encryption(const pq_file *f, pq_buf *out);
+/* metadata.json members for an encrypted footer (FileCryptoMetaData). */
+void pq_json_file_encryption(const pq_file *f, pq_buf *out);
 /* The chunk's crypto state, or NULL when the chunk is not encrypted. */
 const pq_chunk_crypto *pq_file_chunk_crypto(const pq_file *f, uint32_t rg, uint32_t col);
 /* Decrypts one module of an encrypted chunk, m[0..n) as stored, into out
