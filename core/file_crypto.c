@@ -176,6 +176,15 @@ pq_status pq_crypto_open_encrypted_footer(pq_file *f, const pq_footer_loc *loc,
 	if (st == PQ_OK)
 		st = pq_module_decrypt(PQ_CIPHER_GCM, &c->footer_key, full, aad_len, m, (size_t)size,
 				       f->footer, &f->footer_len, err);
+	/* DuckDB writes modules without any AAD, and no aad_file_unique: a
+	 * file that stores no AAD material is tried that way too, and then
+	 * read that way throughout. Spec writers always store aad_file_unique. */
+	if (st == PQ_EAUTH && c->file_aad_len == 0 &&
+	    pq_module_decrypt(PQ_CIPHER_GCM, &c->footer_key, NULL, 0, m, (size_t)size, f->footer,
+			      &f->footer_len, err) == PQ_OK) {
+		c->no_aad = true;
+		st = PQ_OK;
+	}
 	free(full);
 	if (st == PQ_EAUTH)
 		return pq_fail(err, PQ_EAUTH, "encrypted footer: GCM tag check failed%s", tag_hint(f));
@@ -210,10 +219,16 @@ pq_status pq_crypto_open_plaintext_footer(pq_file *f, size_t used, const pq_keyr
 					    &aad_len, err);
 		if (st == PQ_OK)
 			st = pq_gcm_tag(&c->footer_key, nonce, aad, aad_len, f->footer, used, tag, err);
+		bool ok = st == PQ_OK && pq_crypto_equal(tag, nonce + PQ_CRYPTO_NONCE_BYTES, PQ_CRYPTO_TAG_BYTES);
+		/* as for the encrypted footer: a file without AAD material */
+		if (st == PQ_OK && !ok && c->file_aad_len == 0) {
+			st = pq_gcm_tag(&c->footer_key, nonce, NULL, 0, f->footer, used, tag, err);
+			ok = st == PQ_OK && pq_crypto_equal(tag, nonce + PQ_CRYPTO_NONCE_BYTES, PQ_CRYPTO_TAG_BYTES);
+			c->no_aad = ok;
+		}
 		free(aad);
 		PQ_TRY(st);
-		PQ_CHECK(pq_crypto_equal(tag, nonce + PQ_CRYPTO_NONCE_BYTES, PQ_CRYPTO_TAG_BYTES), err,
-			 PQ_EAUTH, "plaintext footer: signature check failed%s", tag_hint(f));
+		PQ_CHECK(ok, err, PQ_EAUTH, "plaintext footer: signature check failed%s", tag_hint(f));
 		c->signature = PQ_SIG_VERIFIED;
 	}
 	f->footer_len = used;
@@ -263,13 +278,16 @@ static pq_status setup_chunk(pq_file *f, uint32_t rg, uint32_t col, const pq_key
 {
 	pq_column_chunk *c = &f->md.row_groups.v[rg].columns.v[col];
 	pq_chunk_crypto *cc = &f->crypto->chunks[(size_t)rg * f->num_columns + col];
-	if (!c->has_crypto_metadata)
+	/* DuckDB's files (no AADs) store no crypto_metadata and encrypt every
+	 * column with the footer key; elsewhere its absence means plaintext. */
+	bool duck = f->crypto->no_aad && f->crypto->footer_encrypted;
+	if (!c->has_crypto_metadata && !duck)
 		return PQ_OK; /* a plaintext column */
 	cc->encrypted = true;
 	char where[256], why[300];
 	pq_file_where(f, rg, col, where, sizeof where);
 	const pq_column_crypto_meta_data *cm = &c->crypto_metadata;
-	if (cm->has_ENCRYPTION_WITH_FOOTER_KEY) {
+	if (cm->has_ENCRYPTION_WITH_FOOTER_KEY || !c->has_crypto_metadata) {
 		if (!f->crypto->has_footer_key) {
 			describe_missing(f->md.footer_signing_key_metadata,
 					 f->md.has_footer_signing_key_metadata, "footer: KEY", why, sizeof why);
@@ -365,7 +383,8 @@ pq_status pq_chunk_decrypt(const pq_file *f, uint32_t rg, uint32_t col, pq_modul
 	pq_status st = pq_aad_build(f->crypto->file_aad, f->crypto->file_aad_len, type, rg, col, page,
 				    aad, &aad_len, err);
 	if (st == PQ_OK)
-		st = pq_module_decrypt(ci, &cc->key, aad, aad_len, m, n, out, out_len, err);
+		st = pq_module_decrypt(ci, &cc->key, aad, f->crypto->no_aad ? 0 : aad_len, m, n, out,
+				       out_len, err);
 	free(aad);
 	if (st != PQ_OK) {
 		char what[64];
@@ -449,6 +468,8 @@ void pq_text_file_encryption(const pq_file *f, pq_buf *out)
 		pq_buf_puts(out, ", aad_prefix stored");
 	else if (c->aad_supplied)
 		pq_buf_puts(out, ", aad_prefix supplied by the key_file");
+	if (c->no_aad)
+		pq_buf_puts(out, ", written without module AADs");
 	pq_buf_putc(out, '\n');
 	if (c->footer_encrypted) {
 		pq_buf_puts(out, "footer: encrypted, key ");

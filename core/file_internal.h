@@ -34,6 +34,7 @@ typedef struct pq_file_crypto {
 	bool footer_encrypted;  /* PARE */
 	pq_sig_state signature; /* plaintext footer: its signature */
 	bool aad_supplied;      /* the AAD prefix came from the key_file */
+	bool no_aad;            /* modules carry no AAD (DuckDB's files) */
 	uint8_t *file_aad;      /* aad_prefix || aad_file_unique */
 	size_t file_aad_len;
 	pq_file_crypto_meta_data fcmd; /* PARE files: as stored */

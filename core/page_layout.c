@@ -127,6 +127,24 @@ static pq_status read_enc_header(window *w, uint32_t rg, uint32_t col, pq_module
 	return PQ_OK;
 }
 
+/* The stored size of an encrypted page body, from its module's length
+ * field: Arrow and parquet-mr count the whole module in
+ * compressed_page_size, DuckDB only the plaintext, so the field decides. */
+static pq_status enc_body_len(window *w, uint64_t off, uint32_t *len, pq_error *err)
+{
+	PQ_CHECK(off < w->f->size, err, PQ_ECORRUPT, "encrypted page body at offset %llu is past the end of the file",
+		 (unsigned long long)off);
+	if (off < w->start || off + PQ_CRYPTO_LEN_BYTES > w->start + w->len)
+		PQ_TRY(window_load(w, off, w->first, err));
+	uint64_t size;
+	PQ_TRY(pq_module_stored_size(w->buf + (off - w->start), (size_t)(w->start + w->len - off),
+				     w->f->crypto->page_cipher, w->f->size - off, &size, err));
+	PQ_CHECK(size <= UINT32_MAX, err, PQ_ELIMIT, "encrypted page body of %llu bytes",
+		 (unsigned long long)size);
+	*len = (uint32_t)size;
+	return PQ_OK;
+}
+
 /* Which header an encrypted page starts with is known only after it is
  * decrypted, and the AAD depends on it: the first page is a dictionary
  * page header when the metadata says the chunk has one; if that does not
@@ -199,6 +217,11 @@ pq_status pq_chunk_layout_load(const pq_file *f, uint32_t rg, uint32_t col,
 		}
 		pi.body_offset = pos + pi.header_len;
 		pi.body_len = (uint32_t)h->compressed_page_size;
+		if (pq_file_chunk_crypto(f, rg, col) &&
+		    (st = enc_body_len(&w, pi.body_offset, &pi.body_len, err)) != PQ_OK) {
+			pq_context(err, "%s, page at offset %llu", where, (unsigned long long)pos);
+			break;
+		}
 		if (pi.body_offset > f->size || pi.body_len > f->size - pi.body_offset) {
 			st = pq_fail(err, PQ_ECORRUPT,
 				     "%s, page at offset %llu: body of %u bytes runs past the end of the file",

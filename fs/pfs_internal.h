@@ -240,10 +240,10 @@ struct pfs_fs {
 	pfs_cache *meta;    /* chunk layouts and metadata texts: small, and kept
 			     * apart so that streaming pages never evicts them */
 	pfs_notify *notify;
-	/* Keys for encrypted files, loaded from key_file (the encryption
-	 * issue); NULL until then. Files are matched by their path under
-	 * SOURCE (single-file SOURCE: its name), as pq_file_open's name. */
-	const pq_keyring *keys;
+	/* Keys for encrypted files, loaded from key_file at mount (NULL
+	 * without one). Files are matched by their path under SOURCE
+	 * (single-file SOURCE: its name), as pq_file_open's name. */
+	pq_keyring *keys;
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
 	uid_t uid;
 	gid_t gid;
