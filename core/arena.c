@@ -24,7 +24,7 @@ void pq_arena_init(pq_arena *a, size_t limit)
 	a->limit = limit;
 }
 
-void *pq_arena_alloc(pq_arena *a, size_t size)
+void *pq_arena_alloc_uninit(pq_arena *a, size_t size)
 {
 	size_t need = (size + 15) & ~(size_t)15;
 	if (need < size)
@@ -58,7 +58,14 @@ void *pq_arena_alloc(pq_arena *a, size_t size)
 	void *p = b->data + b->off;
 	b->off += need;
 	a->used += need;
-	memset(p, 0, size);
+	return p;
+}
+
+void *pq_arena_alloc(pq_arena *a, size_t size)
+{
+	void *p = pq_arena_alloc_uninit(a, size);
+	if (p)
+		memset(p, 0, size);
 	return p;
 }
 

@@ -393,16 +393,22 @@ void pq_rows_header(const pq_schema *s, pq_buf *out)
 void pq_render_values_txt(const pq_leaf *leaf, const uint16_t *def, size_t nslots,
 			  const pq_values *vals, pq_buf *out)
 {
-	size_t v = 0;
-	for (size_t i = 0; i < nslots; i++) {
-		/* The page decoder checks levels and counts values by them; should
-		 * a batch disagree anyway, a slot without its value shows as NULL. */
-		if ((def && def[i] < leaf->max_def) || v >= vals->n) {
-			pq_buf_puts(out, "\\N\n");
+	size_t v = 0, i = 0;
+	while (i < nslots) {
+		/* A run of slots with values, rendered as one batch. The page
+		 * decoder checks levels and counts values by them; should a batch
+		 * disagree anyway, a slot without its value shows as NULL. */
+		size_t run = i;
+		while (run < nslots && (!def || def[run] >= leaf->max_def) && v + (run - i) < vals->n)
+			run++;
+		if (run > i) {
+			pq_render_batch(&leaf->render, vals, v, run - i, PQ_MODE_VALUES, '\n', out, NULL);
+			v += run - i;
+			i = run;
 			continue;
 		}
-		pq_render_value(&leaf->render, vals, v++, PQ_MODE_VALUES, out);
-		pq_buf_putc(out, '\n');
+		pq_buf_append(out, "\\N\n", 3);
+		i++;
 	}
 }
 

@@ -8,8 +8,30 @@
 
 #include "pq_dump.h"
 
-pq_status pq_dump_rows(const pq_file *f, uint32_t rg, pq_row_format fmt, pq_buf *out,
-		       pq_error *err)
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Writes out's bytes to fd (when fd >= 0) and empties it. */
+static pq_status flush_to(int fd, pq_buf *out, pq_error *err)
+{
+	if (fd < 0)
+		return PQ_OK;
+	size_t off = 0;
+	while (off < out->len) {
+		ssize_t n = write(fd, out->p + off, out->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return pq_fail(err, PQ_EIO, "write failed: %s", strerror(errno));
+		off += (size_t)n;
+	}
+	out->len = 0;
+	return PQ_OK;
+}
+
+static pq_status dump_rows(const pq_file *f, uint32_t rg, pq_row_format fmt, pq_buf *out,
+			   int fd, pq_error *err)
 {
 	if (fmt == PQ_FMT_CSV)
 		pq_text_csv_header(f, out);
@@ -20,13 +42,31 @@ pq_status pq_dump_rows(const pq_file *f, uint32_t rg, pq_row_format fmt, pq_buf 
 		PQ_TRY(pq_row_reader_open(f, r, fmt, &rr, err));
 		bool done = false;
 		pq_status st = PQ_OK;
-		while (!done && st == PQ_OK)
+		while (!done && st == PQ_OK) {
 			st = pq_row_reader_next(rr, 1 << 20, out, &done, err);
+			if (st == PQ_OK && out->len >= (1u << 20))
+				st = flush_to(fd, out, err);
+		}
 		pq_row_reader_free(rr);
 		PQ_TRY(st);
 	}
 	PQ_CHECK(!out->oom, err, PQ_ENOMEM, "no memory for the rendered rows");
-	return PQ_OK;
+	return flush_to(fd, out, err);
+}
+
+pq_status pq_dump_rows(const pq_file *f, uint32_t rg, pq_row_format fmt, pq_buf *out,
+		       pq_error *err)
+{
+	return dump_rows(f, rg, fmt, out, -1, err);
+}
+
+pq_status pq_dump_rows_fd(const pq_file *f, uint32_t rg, pq_row_format fmt, int fd,
+			  pq_error *err)
+{
+	pq_buf out = PQ_BUF_INIT;
+	pq_status st = dump_rows(f, rg, fmt, &out, fd, err);
+	pq_buf_free(&out);
+	return st;
 }
 
 pq_status pq_dump_column(const pq_file *f, uint32_t rg, uint32_t col, bool levels, pq_buf *out,

@@ -86,7 +86,7 @@ static pq_status load_body(const pq_file *f, const pq_chunk_layout *l, const pq_
 	PQ_CHECK(ulen <= PQ_MAX_PAGE_BYTES, err, PQ_ELIMIT,
 		 "uncompressed size %zu exceeds the %zu-byte page limit", ulen,
 		 (size_t)PQ_MAX_PAGE_BYTES);
-	uint8_t *raw = pq_arena_alloc(arena, page->body_len ? page->body_len : 1);
+	uint8_t *raw = pq_arena_alloc_uninit(arena, page->body_len ? page->body_len : 1);
 	PQ_CHECK(raw, err, PQ_ENOMEM, "no memory for %u bytes", page->body_len);
 	pq_status st = pq_file_pread(f, raw, page->body_len, page->body_offset, err);
 	if (st != PQ_OK)
@@ -108,7 +108,7 @@ static pq_status load_body(const pq_file *f, const pq_chunk_layout *l, const pq_
 		*out_len = ulen;
 		return PQ_OK;
 	}
-	uint8_t *dec = pq_arena_alloc(arena, ulen ? ulen : 1);
+	uint8_t *dec = pq_arena_alloc_uninit(arena, ulen ? ulen : 1);
 	PQ_CHECK(dec, err, PQ_ENOMEM, "no memory for %zu bytes", ulen);
 	memcpy(dec, raw, lv);
 	size_t clen = raw_len - lv, dlen = ulen - lv;

@@ -18,6 +18,9 @@ typedef struct pq_arena {
 void pq_arena_init(pq_arena *a, size_t limit);
 /* Zeroed, 16-byte aligned; NULL when out of memory or over the limit. */
 void *pq_arena_alloc(pq_arena *a, size_t size);
+/* The same without zeroing, for buffers the caller fills completely
+ * (a page body read from the file, a decompressor's exact output). */
+void *pq_arena_alloc_uninit(pq_arena *a, size_t size);
 /* n * size with overflow check. */
 void *pq_arena_calloc(pq_arena *a, size_t n, size_t size);
 void *pq_arena_memdup(pq_arena *a, const void *p, size_t n);

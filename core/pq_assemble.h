@@ -51,6 +51,18 @@ typedef enum pq_rows_format { PQ_ROWS_CSV, PQ_ROWS_JSONL } pq_rows_format;
 pq_status pq_assemble_rows(const pq_schema *s, pq_leaf_cursor *cursors, uint64_t max_rows,
 			   pq_rows_format fmt, pq_buf *out, uint64_t *rows_done, pq_error *err);
 
+/* Flat schemas (every top-level field a non-repeated primitive, in leaf
+ * order) have a faster row renderer with the same output: column by
+ * column, a batch of rows at a time. Same cursor contract as
+ * pq_assemble_rows; on failure nothing of the failing batch is appended. */
+bool pq_schema_is_flat(const pq_schema *s);
+typedef struct pq_flat_rows pq_flat_rows;
+pq_status pq_flat_rows_new(const pq_schema *s, pq_rows_format fmt, pq_flat_rows **out,
+			   pq_error *err);
+pq_status pq_flat_rows_next(pq_flat_rows *f, pq_leaf_cursor *cursors, uint64_t max_rows,
+			    pq_buf *out, uint64_t *rows_done, pq_error *err);
+void pq_flat_rows_free(pq_flat_rows *f);
+
 /* The CSV header line: top-level field names as CSV fields, then "\n". */
 void pq_rows_header(const pq_schema *s, pq_buf *out);
 

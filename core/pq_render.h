@@ -110,6 +110,13 @@ const char *pq_render_kind_name(pq_render_kind kind);
 void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 		     pq_render_mode mode, pq_buf *out);
 
+/* Renders values [first, first + count) of v (clipped to v->n) one after
+ * another, each followed by sep when sep is not 0; ends (may be NULL) gets
+ * out->len after each value. The same bytes as pq_render_value per value,
+ * written by a loop per kind for the common kinds. */
+void pq_render_batch(const pq_render_type *t, const pq_values *v, size_t first, size_t count,
+		     pq_render_mode mode, char sep, pq_buf *out, size_t *ends);
+
 /* Renders one PLAIN-encoded value given as bytes (statistics min/max,
  * page-index bounds): BOOLEAN 1 byte, INT32 4 LE, INT64 8 LE, INT96 12,
  * FLOAT 4, DOUBLE 8, BYTE_ARRAY the bytes, FLBA the bytes (exactly

@@ -3,12 +3,13 @@
 #include "config.h"
 
 #include "pq_render.h"
+#include "render_internal.h"
 
 #include <string.h>
 
 /* ---- integers -------------------------------------------------------- */
 
-static const char two_digits[201] =
+const char pq_two_digits[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
@@ -20,12 +21,12 @@ size_t pq_format_u64(uint64_t v, char *buf)
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
-		tmp[--n] = two_digits[2 * r + 1];
-		tmp[--n] = two_digits[2 * r];
+		tmp[--n] = pq_two_digits[2 * r + 1];
+		tmp[--n] = pq_two_digits[2 * r];
 	}
 	if (v >= 10) {
-		tmp[--n] = two_digits[2 * v + 1];
-		tmp[--n] = two_digits[2 * v];
+		tmp[--n] = pq_two_digits[2 * v + 1];
+		tmp[--n] = pq_two_digits[2 * v];
 	} else {
 		tmp[--n] = (char)('0' + v);
 	}

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "pq_render.h"
+#include "render_internal.h"
 
 #include <string.h>
 
@@ -64,6 +65,14 @@ static char *put_date(char *o, int64_t days)
 	int64_t y;
 	int m, d;
 	civil_from_days(days, &y, &m, &d);
+	if (y >= 0 && y <= 9999) { /* the common case, two digits at a time */
+		o = pq_put2(o, (unsigned)(y / 100));
+		o = pq_put2(o, (unsigned)(y % 100));
+		*o++ = '-';
+		o = pq_put2(o, (unsigned)m);
+		*o++ = '-';
+		return pq_put2(o, (unsigned)d);
+	}
 	if (y < 0) {
 		*o++ = '-';
 		o = put_padded(o, (uint64_t)0 - (uint64_t)y, 4);
@@ -81,11 +90,11 @@ static char *put_date(char *o, int64_t days)
 /* HH:MM:SS for a second of the day in [0, 86400). */
 static char *put_hms(char *o, int64_t sod)
 {
-	o = put_padded(o, (uint64_t)(sod / 3600), 2);
+	o = pq_put2(o, (unsigned)(sod / 3600));
 	*o++ = ':';
-	o = put_padded(o, (uint64_t)(sod / 60 % 60), 2);
+	o = pq_put2(o, (unsigned)(sod / 60 % 60));
 	*o++ = ':';
-	return put_padded(o, (uint64_t)(sod % 60), 2);
+	return pq_put2(o, (unsigned)(sod % 60));
 }
 
 /* `.fraction` of frac (in [0, 10^digits)) without trailing zeros; nothing

@@ -22,6 +22,7 @@ struct pq_row_reader {
 	pq_row_format fmt;
 	leaf_stream *streams;
 	pq_leaf_cursor *cursors;
+	pq_flat_rows *flat; /* the fast path for flat schemas, else NULL */
 	bool done;
 };
 
@@ -71,6 +72,9 @@ pq_status pq_row_reader_open(const pq_file *f, uint32_t rg, pq_row_format fmt,
 		r->cursors[c].next = stream_next;
 		r->cursors[c].ctx = s;
 	}
+	if (st == PQ_OK && pq_schema_is_flat(pq_file_schema(f)))
+		st = pq_flat_rows_new(pq_file_schema(f),
+				      fmt == PQ_FMT_CSV ? PQ_ROWS_CSV : PQ_ROWS_JSONL, &r->flat, err);
 	if (st != PQ_OK) {
 		pq_row_reader_free(r);
 		return st;
@@ -87,6 +91,12 @@ pq_status pq_row_reader_next(pq_row_reader *r, size_t chunk_hint, pq_buf *out, b
 	 * (the contract: rows are the rows the row groups hold). */
 	while (!r->done && out->len - start < chunk_hint) {
 		uint64_t got = 0;
+		if (r->flat) {
+			PQ_TRY(pq_flat_rows_next(r->flat, r->cursors, 1024, out, &got, err));
+			if (got < 1024)
+				r->done = true;
+			continue;
+		}
 		PQ_TRY(pq_assemble_rows(pq_file_schema(r->f), r->cursors, 1024,
 					r->fmt == PQ_FMT_CSV ? PQ_ROWS_CSV : PQ_ROWS_JSONL, out, &got,
 					err));
@@ -108,6 +118,7 @@ void pq_row_reader_free(pq_row_reader *r)
 		pq_page_data_unref(s->dict);
 		pq_chunk_layout_free(s->layout);
 	}
+	pq_flat_rows_free(r->flat);
 	free(r->streams);
 	free(r->cursors);
 	free(r);

@@ -51,8 +51,10 @@ int main(int argc, char **argv)
 	pq_status s = PQ_OK;
 	const char *e = argv[2];
 	if (strcmp(e, "data.csv") == 0 || strcmp(e, "data.jsonl") == 0) {
-		s = pq_dump_rows(f, argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : PQ_ALL,
-				 e[5] == 'c' ? PQ_FMT_CSV : PQ_FMT_JSONL, &out, &err);
+		/* streamed, as the mount serves it: memory stays small */
+		fflush(stdout);
+		s = pq_dump_rows_fd(f, argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : PQ_ALL,
+				    e[5] == 'c' ? PQ_FMT_CSV : PQ_FMT_JSONL, STDOUT_FILENO, &err);
 	} else if (strcmp(e, "values") == 0 || strcmp(e, "levels") == 0) {
 		int c = argc > 3 ? find_column(f, argv[3]) : -1;
 		if (c < 0) {

@@ -166,6 +166,25 @@ static void expect_rows(const pq_schema *s, col *cols, size_t batch, uint64_t st
 	pq_buf_putc(&out, '\0');
 	ck_assert_msg(strcmp((const char *)out.p, want) == 0, "batch %zu step %llu:\n%s\nwant:\n%s",
 		      batch, (unsigned long long)step, (const char *)out.p, want);
+	if (pq_schema_is_flat(s)) {
+		/* The flat fast path must give the same rows. */
+		pq_flat_rows *f;
+		ck_assert_int_eq(pq_flat_rows_new(s, fmt, &f, &err), PQ_OK);
+		cursors_for(cols, n, batch, cur);
+		out.len = 0;
+		total = 0;
+		do {
+			pq_status st = pq_flat_rows_next(f, cur, step, &out, &got, &err);
+			ck_assert_msg(st == PQ_OK, "flat, batch %zu: %s", batch, err.msg);
+			total += got;
+		} while (got == step);
+		ck_assert_uint_eq(total, want_rows);
+		pq_buf_putc(&out, '\0');
+		ck_assert_msg(strcmp((const char *)out.p, want) == 0,
+			      "flat, batch %zu step %llu:\n%s\nwant:\n%s", batch,
+			      (unsigned long long)step, (const char *)out.p, want);
+		pq_flat_rows_free(f);
+	}
 	pq_buf_free(&out);
 }
 
@@ -398,6 +417,81 @@ END_TEST
 
 /* ---- errors --------------------------------------------------------------- */
 
+/* ---- flat schemas: the fast path ---------------------------------------- */
+
+START_TEST(test_flat_rows)
+{
+	els e = {.n = 0};
+	grp(&e, "m", -1, 3);
+	prim_s(&e, "id", PQ_REQUIRED, PQ_INT64);
+	prim_s(&e, "name", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+	prim_s(&e, "n", PQ_OPTIONAL, PQ_INT32);
+	pq_schema *s = build(&e);
+	ck_assert(pq_schema_is_flat(s));
+	col c[3];
+	col_ints(&c[0], "0:0 0:0 0:0 0:0 0:0", 0, 0, (int64_t[]){1, -2, 3, 9223372036854775807, 0});
+	col_strs(&c[1], "0:1 0:0 0:1 0:1 0:1", 1, 0,
+		 (const char *const[]){"plain", "", "a,b \"q\"", "l\u00ednea\nz"});
+	col_int32s(&c[2], "0:0 0:1 0:1 0:0 0:1", 1, 0, (int32_t[]){7, -2147483647 - 1, 0});
+	expect_all(s, c, PQ_ROWS_CSV,
+		   "1,plain,\n"
+		   "-2,,7\n"
+		   "3,\"\",-2147483648\n"
+		   "9223372036854775807,\"a,b \"\"q\"\"\",\n"
+		   "0,\"l\u00ednea\nz\",0\n", 5);
+	expect_all(s, c, PQ_ROWS_JSONL,
+		   "{\"id\":1,\"name\":\"plain\",\"n\":null}\n"
+		   "{\"id\":-2,\"name\":null,\"n\":7}\n"
+		   "{\"id\":3,\"name\":\"\",\"n\":-2147483648}\n"
+		   "{\"id\":9223372036854775807,\"name\":\"a,b \\\"q\\\"\",\"n\":null}\n"
+		   "{\"id\":0,\"name\":\"l\u00ednea\\nz\",\"n\":0}\n", 5);
+	/* Not flat: a repeated top-level field, or a group. */
+	els g = {.n = 0};
+	grp(&g, "m", -1, 1);
+	prim_s(&g, "r", PQ_REPEATED, PQ_INT64);
+	pq_schema *s2 = build(&g);
+	ck_assert(!pq_schema_is_flat(s2));
+	pq_schema_free(s2);
+	pq_schema_free(s);
+}
+END_TEST
+
+START_TEST(test_flat_mismatch)
+{
+	els e = {.n = 0};
+	grp(&e, "m", -1, 2);
+	prim_s(&e, "a", PQ_REQUIRED, PQ_INT32);
+	prim_s(&e, "b", PQ_OPTIONAL, PQ_INT32);
+	pq_schema *s = build(&e);
+	col c[2];
+	col_int32s(&c[0], "0:0 0:0 0:0", 0, 0, (int32_t[]){1, 2, 3});
+	col_int32s(&c[1], "0:1 0:0", 1, 0, (int32_t[]){9});
+	pq_leaf_cursor cur[2];
+	cursors_for(c, 2, 1, cur);
+	pq_flat_rows *f;
+	pq_error err = {0};
+	ck_assert_int_eq(pq_flat_rows_new(s, PQ_ROWS_CSV, &f, &err), PQ_OK);
+	pq_buf out = PQ_BUF_INIT;
+	uint64_t rows;
+	ck_assert_int_eq(pq_flat_rows_next(f, cur, 100, &out, &rows, &err), PQ_ECORRUPT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "column a: has more rows than column b"));
+	/* a page that fails to load names its column */
+	c[1].fail_with = PQ_EIO;
+	cursors_for(c, 2, 1, cur);
+	ck_assert_int_eq(pq_flat_rows_next(f, cur, 100, &out, &rows, &err), PQ_EIO);
+	ck_assert_ptr_nonnull(strstr(err.msg, "column b"));
+	/* values missing for the levels */
+	c[1].fail_with = PQ_OK;
+	col_int32s(&c[1], "0:1 0:1 0:1", 1, 0, (int32_t[]){9, 8, 7});
+	c[1].extra_values = -1;
+	cursors_for(c, 2, 0, cur);
+	ck_assert_int_eq(pq_flat_rows_next(f, cur, 100, &out, &rows, &err), PQ_ECORRUPT);
+	pq_buf_free(&out);
+	pq_flat_rows_free(f);
+	pq_schema_free(s);
+}
+END_TEST
+
 START_TEST(test_row_count_mismatch)
 {
 	els e = {.n = 0};
@@ -619,6 +713,8 @@ static Suite *assemble_suite(void)
 	tcase_add_test(tc, test_map_cases);
 	tcase_add_test(tc, test_map_nested_key);
 	tcase_add_test(tc, test_row_count_mismatch);
+	tcase_add_test(tc, test_flat_rows);
+	tcase_add_test(tc, test_flat_mismatch);
 	tcase_add_test(tc, test_hostile_levels);
 	tcase_add_test(tc, test_hostile_values);
 	tcase_add_test(tc, test_static_batch);

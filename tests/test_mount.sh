@@ -186,7 +186,7 @@ def yield_entry(fdir, p, r):
     stats["bytes"] += len(data)
     if aggregate(r):
         # size known after a full read: the kernel is told asynchronously
-        for _ in range(40):
+        for _ in range(200):
             if os.stat(p).st_size == len(data):
                 break
             time.sleep(0.05)
@@ -573,5 +573,10 @@ fi
 if grep -q "AddressSanitizer\|runtime error" "$WORK/daemon.log" 2>/dev/null; then
 	fail "sanitizer reports in the daemon log:"; head -30 "$WORK/daemon.log"
 fi
+if [ $FAILS -ne 0 ]; then
+	echo "--- the daemons' log (last lines):"
+	tail -25 "$WORK/daemon.log" 2>/dev/null | sed 's/^/daemon: /'
+fi
+[ -n "${PFS_TEST_KEEP_LOG:-}" ] && cp "$WORK/daemon.log" "$PFS_TEST_KEEP_LOG"
 [ $FAILS -eq 0 ] && echo "PASS" || echo "$FAILS failure(s)"
 [ $FAILS -eq 0 ]

@@ -1,0 +1,228 @@
+/* Batch rendering: many values of one column in a loop per kind.
+ *
+ * The per-value path (pq_render_value) switches on the kind for every
+ * value and appends through pq_buf's checks. Here the switch happens once
+ * per batch, room is reserved once, and the common kinds (integers,
+ * integer decimals, dates, plain ASCII text) are written straight into the
+ * buffer. Everything else falls back to pq_render_value per value, so the
+ * output is identical by construction for the rare kinds and by test
+ * (tests/test_render.c compares both paths) for the fast ones. */
+#include "config.h"
+
+#include "pq_render.h"
+
+#include <string.h>
+
+/* Bytes that a CSV field / JSON string / values.txt line shows as they are
+ * (1) — ASCII only; anything else goes through pq_render_text. */
+static uint8_t plain_csv[256], plain_json[256], plain_values[256];
+
+static void init_tables(void)
+{
+	for (int c = 0; c < 0x80; c++) {
+		plain_csv[c] = c != ',' && c != '"' && c != '\r' && c != '\n';
+		plain_json[c] = c >= 0x20 && c != '"' && c != '\\';
+		plain_values[c] = c != '\\' && c != '\n' && c != '\r' && c != '\t';
+	}
+}
+
+static const uint8_t *plain_table(pq_render_mode mode)
+{
+	static int ready; /* benign: every thread writes the same bytes */
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+		init_tables();
+		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	}
+	switch (mode) {
+	case PQ_MODE_CSV: return plain_csv;
+	case PQ_MODE_JSON: return plain_json;
+	case PQ_MODE_VALUES: return plain_values;
+	default: return NULL;
+	}
+}
+
+static inline bool all_plain(const uint8_t *tab, const uint8_t *p, size_t n)
+{
+	uint8_t ok = 1;
+	for (size_t i = 0; i < n; i++)
+		ok &= tab[p[i]];
+	return ok;
+}
+
+/* Room for count values of at most per bytes each, plus separators. */
+static bool reserve(pq_buf *out, size_t count, size_t per)
+{
+	return pq_buf_grow(out, count * (per + 1) + 1);
+}
+
+static inline void end_value(pq_buf *out, char sep, size_t *ends, size_t k)
+{
+	if (sep)
+		out->p[out->len++] = (uint8_t)sep;
+	if (ends)
+		ends[k] = out->len;
+}
+
+/* Integer decimal with `scale` fraction digits (0 < scale <= 18). */
+static size_t put_decimal(char *o, int64_t x, int32_t scale)
+{
+	char dig[24];
+	bool neg = x < 0;
+	uint64_t mag = neg ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+	size_t n = pq_format_u64(mag, dig), len = 0;
+	size_t s = (size_t)scale;
+	if (neg && mag)
+		o[len++] = '-';
+	if (n > s) {
+		memcpy(o + len, dig, n - s);
+		len += n - s;
+		o[len++] = '.';
+		memcpy(o + len, dig + n - s, s);
+		return len + s;
+	}
+	o[len++] = '0';
+	o[len++] = '.';
+	memset(o + len, '0', s - n);
+	len += s - n;
+	memcpy(o + len, dig, n);
+	return len + n;
+}
+
+static bool int_source(const pq_values *v)
+{
+	return v->type == PQ_INT32 || v->type == PQ_INT64;
+}
+
+static inline int64_t int_at(const pq_values *v, size_t i)
+{
+	return v->type == PQ_INT32 ? v->v.i32[i] : v->v.i64[i];
+}
+
+static void batch_int(const pq_values *v, size_t first, size_t count, char sep, pq_buf *out,
+		      size_t *ends)
+{
+	if (!reserve(out, count, 21))
+		return;
+	char *base = (char *)out->p;
+	if (v->type == PQ_INT64) {
+		for (size_t k = 0; k < count; k++) {
+			out->len += pq_format_i64(v->v.i64[first + k], base + out->len);
+			end_value(out, sep, ends, k);
+		}
+	} else {
+		for (size_t k = 0; k < count; k++) {
+			out->len += pq_format_i64(v->v.i32[first + k], base + out->len);
+			end_value(out, sep, ends, k);
+		}
+	}
+}
+
+static void batch_decimal(const pq_values *v, int32_t scale, size_t first, size_t count,
+			  char sep, pq_buf *out, size_t *ends)
+{
+	if (!reserve(out, count, 42))
+		return;
+	char *base = (char *)out->p;
+	for (size_t k = 0; k < count; k++) {
+		out->len += put_decimal(base + out->len, int_at(v, first + k), scale);
+		end_value(out, sep, ends, k);
+	}
+}
+
+/* Dates: a JSON string in JSON mode, bare otherwise. */
+static void batch_date(const pq_values *v, size_t first, size_t count, pq_render_mode mode,
+		       char sep, pq_buf *out, size_t *ends)
+{
+	if (!reserve(out, count, PQ_FORMAT_BUF))
+		return;
+	char *base = (char *)out->p;
+	bool q = mode == PQ_MODE_JSON;
+	for (size_t k = 0; k < count; k++) {
+		char *o = base + out->len;
+		if (q)
+			*o++ = '"';
+		o += pq_format_date(int_at(v, first + k), o);
+		if (q)
+			*o++ = '"';
+		out->len = (size_t)(o - base);
+		end_value(out, sep, ends, k);
+	}
+}
+
+/* Text: ASCII values that need no quoting or escaping are copied; others
+ * take the full path. An empty CSV string is `""` (the empty field is NULL). */
+static void batch_text(const pq_values *v, size_t first, size_t count, pq_render_mode mode,
+		       char sep, pq_buf *out, size_t *ends)
+{
+	const uint8_t *tab = plain_table(mode);
+	bool quote = mode == PQ_MODE_JSON;
+	for (size_t k = 0; k < count; k++) {
+		const pq_bytes *b = &v->v.ba[first + k];
+		if (all_plain(tab, b->p, b->n) && (b->n || mode != PQ_MODE_CSV)) {
+			if (!pq_buf_grow(out, b->n + 3))
+				return;
+			uint8_t *o = out->p + out->len;
+			if (quote)
+				*o++ = '"';
+			if (b->n)
+				memcpy(o, b->p, b->n);
+			o += b->n;
+			if (quote)
+				*o++ = '"';
+			out->len = (size_t)(o - out->p);
+		} else {
+			pq_render_text(b->p, b->n, mode, out);
+			if (!pq_buf_grow(out, 1))
+				return;
+		}
+		end_value(out, sep, ends, k);
+	}
+}
+
+void pq_render_batch(const pq_render_type *t, const pq_values *v, size_t first, size_t count,
+		     pq_render_mode mode, char sep, pq_buf *out, size_t *ends)
+{
+	if (first > v->n || count > v->n - first)
+		count = first > v->n ? 0 : v->n - first;
+	if (!count)
+		return;
+	switch (t->kind) {
+	case PQ_R_INT:
+		if (int_source(v)) {
+			batch_int(v, first, count, sep, out, ends);
+			return;
+		}
+		break;
+	case PQ_R_DECIMAL:
+		if (int_source(v) && t->scale > 0 && t->scale <= 18) {
+			batch_decimal(v, t->scale, first, count, sep, out, ends);
+			return;
+		}
+		if (int_source(v) && t->scale == 0) {
+			batch_int(v, first, count, sep, out, ends);
+			return;
+		}
+		break;
+	case PQ_R_DATE:
+		if (int_source(v)) {
+			batch_date(v, first, count, mode, sep, out, ends);
+			return;
+		}
+		break;
+	case PQ_R_STRING:
+	case PQ_R_JSON_TEXT:
+		if (v->type == PQ_BYTE_ARRAY && mode != PQ_MODE_TEXT) {
+			batch_text(v, first, count, mode, sep, out, ends);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	for (size_t k = 0; k < count; k++) {
+		pq_render_value(t, v, first + k, mode, out);
+		if (!pq_buf_grow(out, 1))
+			return;
+		end_value(out, sep, ends, k);
+	}
+}
