@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pq_buf.h"
 #include "pq_error.h"
 
 #define PQ_CRYPTO_LEN_BYTES 4
@@ -89,6 +90,22 @@ pq_status pq_module_encrypt(pq_cipher c, const pq_key *key, const uint8_t *aad, 
 pq_status pq_gcm_tag(const pq_key *key, const uint8_t nonce[PQ_CRYPTO_NONCE_BYTES],
 		     const uint8_t *aad, size_t aad_len, const uint8_t *plain, size_t n,
 		     uint8_t tag[PQ_CRYPTO_TAG_BYTES], pq_error *err);
+
+/* ---- write side (crypto_write.c) ---- */
+
+/* Appends the module of plain[0..n) as stored to dest: AAD from file_aad
+ * and the ordinals, a fresh nonce; pages (PQ_MOD_DATA_PAGE/DICT_PAGE) use
+ * page_cipher, every other module GCM. */
+pq_status pq_module_encrypt_to(pq_buf *dest, pq_cipher page_cipher, const pq_key *key,
+			       const uint8_t *file_aad, size_t file_aad_len, pq_module_type type,
+			       uint32_t rg, uint32_t col, uint32_t page, const uint8_t *plain,
+			       size_t n, pq_error *err);
+
+/* The signature of a plaintext footer (Encryption.md 5.5): a fresh nonce
+ * and the GCM tag of the serialized FileMetaData under the footer AAD. */
+pq_status pq_footer_signature(const pq_key *key, const uint8_t *file_aad, size_t file_aad_len,
+			      const uint8_t *footer, size_t n,
+			      uint8_t sig[PQ_CRYPTO_SIGNATURE_BYTES], pq_error *err);
 
 /* Random bytes from OpenSSL (nonces, aad_file_unique). */
 pq_status pq_random_bytes(uint8_t *out, size_t n, pq_error *err);
