@@ -277,6 +277,18 @@ void pq_text_page_levels(const pq_page_data *p, pq_buf *out)
 	pq_render_levels_txt(p->rep, p->def, p->nslots, out);
 }
 
+bool pq_page_levels_size(const pq_file *f, uint32_t col, const pq_page_info *pi, uint64_t *size)
+{
+	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
+	/* "r d\n" is 4 bytes per slot when both levels are single digits; the
+	 * slot count is the header's (the decoder decodes exactly that many,
+	 * or the page fails). Beyond the decoder's slot cap, let it fail. */
+	if (!leaf || leaf->max_rep > 9 || leaf->max_def > 9 || pi->num_slots > PQ_MAX_PAGE_SLOTS)
+		return false;
+	*size = 4 * (uint64_t)pi->num_slots;
+	return true;
+}
+
 bool pq_column_has_levels(const pq_file *f, uint32_t col)
 {
 	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);

@@ -137,6 +137,10 @@ pq_status pq_text_bloom_filter(const pq_file *f, uint32_t rg, uint32_t col, pq_b
 /* values.txt / levels.txt of one decoded data page. */
 void pq_text_page_values(const pq_file *f, uint32_t col, const pq_page_data *p, pq_buf *out);
 void pq_text_page_levels(const pq_page_data *p, pq_buf *out);
+/* The size of a data page's levels.txt without decoding it, when it can
+ * be known so (levels of one digit: 4 bytes per slot); false otherwise. */
+bool pq_page_levels_size(const pq_file *f, uint32_t col, const pq_page_info *pi,
+			 uint64_t *size);
 bool pq_column_has_levels(const pq_file *f, uint32_t col);
 
 /* ---- Row rendering (data.csv / data.jsonl), resumable ----------------------- */

@@ -14,25 +14,42 @@ const char pq_two_digits[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+static const uint64_t pow10_u64[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+
+/* Decimal digits of v: from its bit length (log10(2) ~ 1233 / 4096), then
+ * one comparison. */
+static inline size_t u64_digits(uint64_t v)
+{
+	uint64_t w = v | 1; /* as many digits as v, and 0 has one */
+	unsigned bits = 64u - (unsigned)__builtin_clzll(w);
+	size_t d = (bits * 1233u) >> 12;
+	return d + (w >= pow10_u64[d]);
+}
+
 size_t pq_format_u64(uint64_t v, char *buf)
 {
-	char tmp[20];
-	size_t n = sizeof tmp;
+	size_t len = u64_digits(v);
+	char *o = buf + len;
+	*o = '\0';
+	/* from the last digit backwards, two at a time, straight into buf */
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
-		tmp[--n] = pq_two_digits[2 * r + 1];
-		tmp[--n] = pq_two_digits[2 * r];
+		o -= 2;
+		o[0] = pq_two_digits[2 * r];
+		o[1] = pq_two_digits[2 * r + 1];
 	}
 	if (v >= 10) {
-		tmp[--n] = pq_two_digits[2 * v + 1];
-		tmp[--n] = pq_two_digits[2 * v];
+		o -= 2;
+		o[0] = pq_two_digits[2 * v];
+		o[1] = pq_two_digits[2 * v + 1];
 	} else {
-		tmp[--n] = (char)('0' + v);
+		*--o = (char)('0' + v);
 	}
-	size_t len = sizeof tmp - n;
-	memcpy(buf, tmp + n, len);
-	buf[len] = '\0';
 	return len;
 }
 

@@ -129,6 +129,35 @@ static void batch_decimal(const pq_values *v, int32_t scale, size_t first, size_
 	}
 }
 
+/* Dates repeat (a column spans a few thousand days), and turning days into
+ * a calendar date costs divisions: a small per-thread cache of rendered
+ * dates, direct-mapped by the day number. */
+#define DATE_SLOTS 1024
+typedef struct date_slot {
+	int64_t days;
+	uint8_t len; /* 0: empty */
+	char text[15];
+} date_slot;
+static _Thread_local date_slot date_cache[DATE_SLOTS];
+
+static size_t put_date_cached(char *o, int64_t days)
+{
+	date_slot *s = &date_cache[(uint64_t)days & (DATE_SLOTS - 1)];
+	if (s->len && s->days == days) {
+		memcpy(o, s->text, 15);
+		return s->len;
+	}
+	char tmp[PQ_FORMAT_BUF];
+	size_t n = pq_format_date(days, tmp);
+	memcpy(o, tmp, n + 1);
+	if (n < sizeof s->text) {
+		s->days = days;
+		s->len = (uint8_t)n;
+		memcpy(s->text, tmp, n + 1);
+	}
+	return n;
+}
+
 /* Dates: a JSON string in JSON mode, bare otherwise. */
 static void batch_date(const pq_values *v, size_t first, size_t count, pq_render_mode mode,
 		       char sep, pq_buf *out, size_t *ends)
@@ -141,7 +170,7 @@ static void batch_date(const pq_values *v, size_t first, size_t count, pq_render
 		char *o = base + out->len;
 		if (q)
 			*o++ = '"';
-		o += pq_format_date(int_at(v, first + k), o);
+		o += put_date_cached(o, int_at(v, first + k));
 		if (q)
 			*o++ = '"';
 		out->len = (size_t)(o - base);

@@ -295,6 +295,28 @@ int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pf
 	return cache_text(fs, k, &b, out);
 }
 
+int pfs_page_render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pq_buf *out)
+{
+	pfs_cobj *t = pfs_cache_get(pfs_cache_for(fs, (pfs_kind)k->kind), k);
+	if (t) {
+		const pfs_text *tx = pfs_cobj_obj(t);
+		pq_buf_append(out, tx->p, tx->len);
+		pfs_cache_release(fs->cache, t);
+		return out->oom ? -ENOMEM : 0;
+	}
+	size_t mark = out->len;
+	pq_error err = {0};
+	int rc = render(fs, pf, layout, k, out, &err);
+	if (rc == 0 && out->oom)
+		rc = -ENOMEM;
+	if (rc) {
+		out->len = mark;
+		if (err.msg[0])
+			pfs_log(LOG_DEBUG, "%s: %s", pf->src->path, err.msg);
+	}
+	return rc;
+}
+
 int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out)
 {
 	return pfs_page_text(fs, pf, NULL, k, out);
@@ -343,6 +365,24 @@ void pfs_node_set_size(pfs_fs *fs, pfs_node *n, uint64_t size)
 		pfs_notify_inode(fs->notify, n->ino);
 }
 
+/* A data page's levels.txt size from its header alone (ls -l of every
+ * page would otherwise decode every page). */
+static bool levels_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k,
+			uint64_t *size)
+{
+	pfs_cobj *lo = layout;
+	pq_error err;
+	if (!lo && pfs_layout_get(fs, pf, k->rg, k->col, &lo, &err) != 0)
+		return false;
+	const pq_page_info *pi = pfs_layout_page(pfs_cobj_obj(lo), k->page);
+	bool ok = pi &&
+		  (pi->header.type == PQ_PAGE_DATA || pi->header.type == PQ_PAGE_DATA_V2) &&
+		  pq_page_levels_size(pf->f, k->col, pi, size);
+	if (!layout)
+		pfs_cache_release(fs->cache, lo);
+	return ok;
+}
+
 /* Size of a whole-text entry: render it (once; the text stays cached).
  * layout: the chunk's, when the caller holds it. */
 static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, pfs_node *n, uint64_t *size)
@@ -350,6 +390,10 @@ static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, pfs_node *n, uint
 	uint64_t sz = atomic_load(&n->size);
 	if (sz != PFS_SIZE_UNKNOWN) {
 		*size = sz;
+		return 0;
+	}
+	if (n->key.kind == PFS_K_PAGE_LEVELS && pf->f && levels_size(fs, pf, layout, &n->key, size)) {
+		atomic_store(&n->size, *size);
 		return 0;
 	}
 	pfs_cobj *t;

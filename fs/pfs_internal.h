@@ -272,6 +272,10 @@ bool pfs_kind_is_aggregate(pfs_kind k);
 int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out);
 /* The same for a page entry, with the chunk's layout held by the caller. */
 int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pfs_cobj **out);
+/* A page's values.txt / levels.txt appended to out: from the cache when
+ * there, else rendered straight into out without caching the text
+ * (streams read each page once). out is unchanged on failure. */
+int pfs_page_render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pq_buf *out);
 /* chunk.bin / raw.bin: byte range in the source file. */
 int pfs_content_range(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, uint64_t *off, uint64_t *len);
 /* Message of a chunk or page (NULL when it is sound); cached. */

@@ -403,15 +403,10 @@ static int step_values(pfs_stream *s)
 		return 0;
 	}
 	pfs_key k = pfs_key_make(s->pf->gen, s->page_kind, s->cur_rg, s->col, s->cur_page);
-	pfs_cobj *t;
-	if ((rc = pfs_page_text(s->fs, s->pf, s->lo, &k, &t)))
+	size_t before = s->win.len;
+	if ((rc = pfs_page_render(s->fs, s->pf, s->lo, &k, &s->win)))
 		return rc;
-	const pfs_text *tx = pfs_cobj_obj(t);
-	pq_buf_append(&s->win, tx->p, tx->len);
-	size_t len = tx->len;
-	pfs_cache_release(s->fs->cache, t);
-	if (s->win.oom)
-		return -ENOMEM;
+	size_t len = s->win.len - before;
 	record_size(s, s->page_kind, s->cur_rg, s->col, s->cur_page, len);
 	s->pos += len;
 	s->cur_page++;

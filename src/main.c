@@ -106,8 +106,12 @@ int main(int argc, char *argv[])
 	setlogmask(LOG_UPTO(cmd.debug ? LOG_DEBUG : LOG_INFO));
 	fuse_set_log_func(fuse_log_to_syslog);
 
-	/* Permissions are the modes we show; names and type for mount(8). */
+	/* Permissions are the modes we show; names and type for mount(8).
+	 * noatime: access times are not ours to keep, and without it the
+	 * kernel asks for a directory's attributes again after each readdir
+	 * (ls -lR would cost a GETATTR per directory). */
 	if (fuse_opt_add_arg(&args, "-odefault_permissions") ||
+	    fuse_opt_add_arg(&args, "-onoatime") ||
 	    add_opt(&args, "-ofsname=", fsname_of(opts.source_abs)) ||
 	    fuse_opt_add_arg(&args, "-osubtype=parquetfs")) {
 		die_msg("out of memory");

@@ -63,6 +63,27 @@ START_TEST(test_ints_and_decimals)
 }
 END_TEST
 
+/* Digit counts at every power of ten, against the C library. */
+START_TEST(test_format_u64_boundaries)
+{
+	char got[PQ_FORMAT_BUF], want[32];
+	uint64_t p = 1;
+	for (int e = 0; e <= 19; e++, p *= 10) {
+		uint64_t vals[] = {p - 1, p, p + 1, p * 2 - 1};
+		for (size_t i = 0; i < 4; i++) {
+			size_t n = pq_format_u64(vals[i], got);
+			snprintf(want, sizeof want, "%llu", (unsigned long long)vals[i]);
+			ck_assert_str_eq(got, want);
+			ck_assert_uint_eq(n, strlen(want));
+		}
+		if (e == 19)
+			break;
+	}
+	ck_assert_uint_eq(pq_format_u64(UINT64_MAX, got), 20);
+	ck_assert_str_eq(got, "18446744073709551615");
+}
+END_TEST
+
 START_TEST(test_dates)
 {
 	int32_t d[] = {0, -1, 1, 19000, -719528, 2932896, 2932897, -719529, INT32_MAX, INT32_MIN,
@@ -136,6 +157,7 @@ int main(void)
 	Suite *s = suite_create("render_batch");
 	TCase *tc = tcase_create("batch");
 	tcase_add_test(tc, test_ints_and_decimals);
+	tcase_add_test(tc, test_format_u64_boundaries);
 	tcase_add_test(tc, test_dates);
 	tcase_add_test(tc, test_text);
 	tcase_add_test(tc, test_other_kinds);
