@@ -109,13 +109,14 @@ static pq_status setup_algorithm(pq_file *f, const pq_encryption_algorithm *a,
 	return PQ_OK;
 }
 
-/* The footer key: by key_metadata, else the key_file's default footer key. */
+/* The footer key: the key_file's `key ID` for the stored key_metadata;
+ * its `footer:` key only for files that store none (the contract). */
 static pq_status find_footer_key(pq_file *f, pq_bytes id, bool has_id, const pq_keyring *keys,
 				 const char *what, bool required, pq_error *err)
 {
 	pq_file_crypto *c = f->crypto;
-	if ((has_id && pq_keyring_key(keys, f->name, id.p, id.n, &c->footer_key)) ||
-	    pq_keyring_footer_key(keys, f->name, &c->footer_key)) {
+	if (has_id ? pq_keyring_key(keys, f->name, id.p, id.n, &c->footer_key)
+		   : pq_keyring_footer_key(keys, f->name, &c->footer_key)) {
 		c->has_footer_key = true;
 		return PQ_OK;
 	}

@@ -155,6 +155,13 @@ START_TEST(test_no_keys_encrypted_footer)
 	pq_file *f = NULL;
 	ck_assert_int_eq(open_named(fd, "uniform_encryption.parquet.encrypted", NULL, &f, &err), PQ_EKEY);
 	ck_assert_msg(strstr(err.msg, "'kf'"), "names the key id: %s", err.msg);
+	/* `footer:` is for files that store no key id: this one stores kf */
+	const char *t = "footer: \"0123456789012345\"\n";
+	pq_keyring *kr;
+	ck_assert(pq_keyring_parse(t, strlen(t), "k", &kr, &err) == PQ_OK);
+	ck_assert_int_eq(open_named(fd, "uniform_encryption.parquet.encrypted", kr, &f, &err), PQ_EKEY);
+	ck_assert_msg(strstr(err.msg, "key 'kf' is not in the key_file"), "%s", err.msg);
+	pq_keyring_free(kr);
 	close(fd);
 }
 END_TEST
