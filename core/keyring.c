@@ -257,7 +257,11 @@ static pq_status parse_line(pq_keyring *kr, parser *ps, uint8_t *namebuf)
 		PQ_TRY(parse_name(ps, namebuf, &n, is_key ? "key" : "column"));
 		snprintf(what, sizeof what, "%s %.*s", is_key ? "key" : "column",
 			 (int)(n > 64 ? 64 : n), (const char *)namebuf);
-		PQ_TRY(parse_key(ps, &e.key, what));
+		pq_status kst = parse_key(ps, &e.key, what);
+		if (kst != PQ_OK) {
+			pq_crypto_wipe(&e.key, sizeof e.key);
+			return kst;
+		}
 		e.name = malloc(n);
 		if (!e.name)
 			return pq_fail(ps->err, PQ_ENOMEM, "%s: no memory", ps->name);
@@ -266,12 +270,16 @@ static pq_status parse_line(pq_keyring *kr, parser *ps, uint8_t *namebuf)
 		pq_status st = add(kr, &e, ps);
 		if (st != PQ_OK)
 			free(e.name);
+		pq_crypto_wipe(&e.key, sizeof e.key);
 		return st;
 	}
 	if (word(ps, "footer", true)) {
 		e.kind = E_FOOTER;
-		PQ_TRY(parse_key(ps, &e.key, "footer"));
-		return add(kr, &e, ps);
+		pq_status st = parse_key(ps, &e.key, "footer");
+		if (st == PQ_OK)
+			st = add(kr, &e, ps);
+		pq_crypto_wipe(&e.key, sizeof e.key);
+		return st;
 	}
 	if (word(ps, "aad_prefix", true)) {
 		e.kind = E_AAD;
