@@ -327,9 +327,9 @@ static void tamper(const char *file, uint64_t off, pq_status want_open, pq_statu
 	close(fd);
 }
 
-START_TEST(test_tamper_modules)
+/* Every kind of module of column double_field, and the footer. */
+static void tamper_file(const char *file, bool has_bloom, bool has_dict)
 {
-	const char *file = "encrypt_columns_and_footer_bloom_filter.parquet.encrypted";
 	int fd = open_data(file);
 	pq_error err;
 	pq_file *f = NULL;
@@ -351,6 +351,17 @@ START_TEST(test_tamper_modules)
 	uint64_t ci = cc->has_column_index_offset ? (uint64_t)cc->column_index_offset + 20 : 0;
 	uint64_t oi = cc->has_offset_index_offset ? (uint64_t)cc->offset_index_offset + 20 : 0;
 	uint64_t bf = m->has_bloom_filter_offset ? (uint64_t)m->bloom_filter_offset + 10 : 0;
+	/* the bitset module follows the header module */
+	uint64_t bits = 0;
+	if (bf) {
+		uint8_t len[4];
+		ck_assert(pread(fd, len, 4, (off_t)m->bloom_filter_offset) == 4);
+		bits = (uint64_t)m->bloom_filter_offset + 4 +
+		       ((uint64_t)len[0] | (uint64_t)len[1] << 8 | (uint64_t)len[2] << 16) + 20;
+	}
+	/* with a dictionary, data page 0 is another pair of modules */
+	uint64_t dhdr = l_dict ? l->pages[0].header_offset + 20 : 0;
+	uint64_t dbody = l_dict ? l->pages[0].body_offset + 20 : 0;
 	pq_chunk_layout_free(l);
 	pq_file_free(f);
 	close(fd);
@@ -365,13 +376,27 @@ START_TEST(test_tamper_modules)
 		tamper(file, oi, PQ_OK, PQ_EAUTH, "offset index: GCM tag check failed");
 	if (bf)
 		tamper(file, bf, PQ_OK, PQ_EAUTH, "bloom filter header: GCM tag check failed");
-	ck_assert_msg(ci && oi && bf, "the file has page indexes and bloom filters");
+	if (bits)
+		tamper(file, bits, PQ_OK, PQ_EAUTH, "bloom filter bitset: GCM tag check failed");
+	if (dhdr) {
+		tamper(file, dhdr, PQ_OK, PQ_EAUTH, "data page header 0: GCM tag check failed");
+		tamper(file, dbody, PQ_OK, PQ_EAUTH, "data page 0: GCM tag check failed");
+	}
+	ck_assert_msg(ci && oi && (bits != 0) == has_bloom && (dhdr != 0) == has_dict,
+		      "%s: the file has page indexes, bloom filters %d, a dictionary %d", file,
+		      has_bloom, has_dict);
 	/* the encrypted footer: the whole file fails */
 	struct stat st;
 	fd = open_data(file);
 	ck_assert(fstat(fd, &st) == 0);
 	close(fd);
 	tamper(file, (uint64_t)st.st_size - 8 - 30, PQ_EAUTH, PQ_OK, "encrypted footer: GCM tag check failed");
+}
+
+START_TEST(test_tamper_modules)
+{
+	tamper_file("encrypt_columns_and_footer_bloom_filter.parquet.encrypted", true, false);
+	tamper_file("encrypt_columns_and_footer.parquet.encrypted", false, true);
 }
 END_TEST
 
