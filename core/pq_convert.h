@@ -28,6 +28,19 @@ typedef struct pq_column_key {
 	size_t key_len;       /* 16, 24 or 32 */
 } pq_column_key;
 
+/* The value encoding of one column's data pages, overriding the default
+ * (RLE_DICTIONARY when opts->dictionary, else PLAIN; BOOLEAN is always
+ * PLAIN by default). encoding is an enum pq_encoding: PLAIN,
+ * RLE_DICTIONARY (not BOOLEAN), DELTA_BINARY_PACKED (INT32/INT64),
+ * DELTA_LENGTH_BYTE_ARRAY (BYTE_ARRAY), DELTA_BYTE_ARRAY (BYTE_ARRAY,
+ * FIXED_LEN_BYTE_ARRAY), BYTE_STREAM_SPLIT (FLOAT, DOUBLE, INT32, INT64,
+ * FIXED_LEN_BYTE_ARRAY) or RLE (BOOLEAN). RLE_DICTIONARY falls back to
+ * PLAIN past 1 MiB of dictionary like the default. */
+typedef struct pq_column_encoding {
+	const char *column;  /* dotted path as schema.txt names it */
+	int encoding;
+} pq_column_encoding;
+
 typedef struct pq_write_options {
 	int codec;                 /* enum pq_codec_id (parquet.thrift values) */
 	int compression_level;     /* used when has_compression_level */
@@ -40,6 +53,8 @@ typedef struct pq_write_options {
 	bool crc;                  /* page CRC32, dictionary pages too */
 	const char *const *bloom_columns; /* dotted paths; NULL-terminated or NULL */
 	double bloom_fpp;          /* default 0.01 */
+	const pq_column_encoding *column_encodings; /* NULL or n_column_encodings */
+	size_t n_column_encodings;
 
 	/* Modular encryption (issue 5): footer_key NULL = no encryption. */
 	const char *footer_key_id;

@@ -7,9 +7,16 @@
  * number of rows before pq_writer_end_row_group), and pq_writer_close
  * writes the page indexes, bloom filters and footer.
  *
+ * The caller cuts row groups (by opts->row_group_rows or otherwise): the
+ * writer never ends one by itself. Data pages are cut by opts->page_size.
+ *
  * Memory: encoded (compressed) pages of the current row group are held
  * until the row group ends; the caller's batches are copied/encoded at
- * once, so a caller may reuse its buffers after each call. */
+ * once, so a caller may reuse its buffers after each call. Page indexes
+ * and bloom filters of every row group are held until close.
+ *
+ * Any failure leaves the writer unusable (later calls fail with PQ_EINVAL):
+ * the caller discards the partial file. */
 #ifndef PQ_WRITER_H
 #define PQ_WRITER_H
 

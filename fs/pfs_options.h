@@ -47,6 +47,12 @@ void pfs_options_init(pfs_options *o);
 void pfs_options_free(pfs_options *o);
 /* Parses "256M", "1G", "4096", "64KiB" (binary multiples). false when malformed. */
 bool pfs_parse_size(const char *s, uint64_t *out);
+/* "A;B;C" with no empty item; with pairs, every item is NAME:ID. */
+bool pfs_option_list_ok(const char *s, bool pairs);
+/* Checks the writer options alone (codec_s ... bloom_fpp_s) and fills
+ * codec ... bloom_fpp, defaults for those not given (src/options_writer.c;
+ * parquetfs-convert uses it too). */
+bool pfs_options_check_writer(pfs_options *o, char *msg, size_t msglen);
 /* Checks every option and SOURCE; on failure writes a one-line message. */
 bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen);
 

@@ -1,0 +1,396 @@
+/* parquetfs-convert: CSV / TSV → Parquet without a mount, through the same
+ * code path as staging/ (pq_convert_csv) and the same writer options,
+ * validated by the same code as the mount's (src/options_writer.c).
+ *
+ *   parquetfs-convert IN.csv|IN.tsv OUT.parquet [-o opt[,opt...]]
+ *
+ * The output is written to a temporary file beside OUT, fsynced and renamed
+ * over OUT (then the directory is fsynced), so OUT is either the old file
+ * or the complete new one. On bad input the one-line message (as staging/
+ * writes it into `.error`) goes to stderr and the exit status is 1. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pfs_options.h"
+#include "pq_convert.h"
+
+#define SCHEMA_MAX (16u << 20)
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [-o opt[,opt...]] IN.csv|IN.tsv OUT.parquet\n"
+		"\n"
+		"Converts a CSV (RFC 4180) or TSV file into a Parquet file, as a file copied\n"
+		"into a parquetfs staging/ folder is converted. Column types are inferred,\n"
+		"or taken from a sidecar schema (schema.txt syntax): -o schema=PATH, else\n"
+		"IN's name with .schema instead of .csv/.tsv when that file exists.\n"
+		"\n"
+		"options (as the mount's writer defaults):\n"
+		"    codec=NAME            uncompressed, snappy, gzip, brotli, zstd, lz4_raw\n"
+		"                          (default zstd)\n"
+		"    compression_level=N   gzip 1-9, brotli 0-11, zstd 1-22\n"
+		"    row_group_rows=N      rows per row group (default 1048576)\n"
+		"    page_size=SIZE        target uncompressed bytes per data page (default 1M)\n"
+		"    data_page_version=1|2 (default 1)\n"
+		"    dictionary=on|off     (default on)\n"
+		"    bloom_filter=COL[;COL] columns that get a bloom filter\n"
+		"    bloom_fpp=P           bloom filter false positive rate (default 0.01)\n"
+		"    page_index=on|off     (default on)\n"
+		"    crc=on|off            (default on)\n"
+		"    schema=PATH           sidecar schema\n"
+		"    format=csv|tsv        instead of IN's extension\n"
+		"\n"
+		"Exit status: 0 converted, 1 bad input or I/O error (one line on stderr),\n"
+		"2 bad usage or options.\n",
+		prog);
+}
+
+typedef struct cli {
+	pfs_options o;
+	char *schema_path;
+	char *format;
+} cli;
+
+/* One `name=value` of -o into the option strings. */
+static bool set_option(cli *c, const char *item, char *msg, size_t msglen)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} names[] = {
+		{"codec", offsetof(pfs_options, codec_s)},
+		{"compression_level", offsetof(pfs_options, compression_level_s)},
+		{"row_group_rows", offsetof(pfs_options, row_group_rows_s)},
+		{"page_size", offsetof(pfs_options, page_size_s)},
+		{"data_page_version", offsetof(pfs_options, data_page_version_s)},
+		{"dictionary", offsetof(pfs_options, dictionary_s)},
+		{"bloom_filter", offsetof(pfs_options, bloom_filter)},
+		{"page_index", offsetof(pfs_options, page_index_s)},
+		{"crc", offsetof(pfs_options, crc_s)},
+		{"bloom_fpp", offsetof(pfs_options, bloom_fpp_s)},
+	};
+	const char *eq = strchr(item, '=');
+	if (!eq) {
+		snprintf(msg, msglen, "option %s: expected name=value", item);
+		return false;
+	}
+	size_t nl = (size_t)(eq - item);
+	char **slot = NULL;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i].name) == nl && !memcmp(item, names[i].name, nl))
+			slot = (char **)((char *)&c->o + names[i].off);
+	if (nl == 6 && !memcmp(item, "schema", 6))
+		slot = &c->schema_path;
+	if (nl == 6 && !memcmp(item, "format", 6))
+		slot = &c->format;
+	if (!slot) {
+		snprintf(msg, msglen, "unknown option %.*s", (int)nl, item);
+		return false;
+	}
+	free(*slot);
+	*slot = strdup(eq + 1);
+	if (!*slot) {
+		snprintf(msg, msglen, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+/* Splits "a=1,b=2" at commas (bloom_filter lists use ';'). */
+static bool set_options(cli *c, const char *arg, char *msg, size_t msglen)
+{
+	char *copy = strdup(arg);
+	if (!copy) {
+		snprintf(msg, msglen, "out of memory");
+		return false;
+	}
+	bool ok = true;
+	for (char *save = NULL, *it = strtok_r(copy, ",", &save); it && ok;
+	     it = strtok_r(NULL, ",", &save))
+		ok = set_option(c, it, msg, msglen);
+	free(copy);
+	return ok;
+}
+
+static bool has_ext(const char *path, const char *ext)
+{
+	size_t n = strlen(path), e = strlen(ext);
+	return n > e && !strcasecmp(path + n - e, ext);
+}
+
+/* The whole file as a NUL-terminated string, or NULL (message in msg). */
+static char *read_text(const char *path, char *msg, size_t msglen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(msg, msglen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	char *buf = NULL;
+	if (fstat(fd, &st) != 0 || st.st_size < 0 || (uint64_t)st.st_size > SCHEMA_MAX) {
+		snprintf(msg, msglen, "%s: not a schema file of at most 16 MiB", path);
+		goto out;
+	}
+	size_t n = (size_t)st.st_size;
+	buf = malloc(n + 1);
+	if (!buf) {
+		snprintf(msg, msglen, "%s: out of memory", path);
+		goto out;
+	}
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			snprintf(msg, msglen, "%s: %s", path, r < 0 ? strerror(errno) : "file shrank");
+			free(buf);
+			buf = NULL;
+			goto out;
+		}
+		got += (size_t)r;
+	}
+	buf[n] = '\0';
+	if (strlen(buf) != n) {
+		snprintf(msg, msglen, "%s: a schema holds no NUL bytes", path);
+		free(buf);
+		buf = NULL;
+	}
+out:
+	close(fd);
+	return buf;
+}
+
+/* Bloom filter columns "a;b" as a NULL-terminated list (in place). */
+static char **bloom_list(char *s)
+{
+	size_t n = 1;
+	for (char *p = s; *p; p++)
+		n += *p == ';';
+	char **v = calloc(n + 1, sizeof *v);
+	if (!v)
+		return NULL;
+	size_t i = 0;
+	for (char *save = NULL, *it = strtok_r(s, ";", &save); it; it = strtok_r(NULL, ";", &save))
+		v[i++] = it;
+	return v;
+}
+
+static int fsync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return -1;
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(copy);
+	if (fd < 0)
+		return -1;
+	int r = fsync(fd);
+	close(fd);
+	return r;
+}
+
+/* Converts into a temporary file beside out_path, then renames it. */
+static int convert(const char *in_path, const char *out_path, pq_csv_format format,
+		   const char *schema, const pq_write_options *wo)
+{
+	int in = open(in_path, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		fprintf(stderr, "%s: %s\n", in_path, strerror(errno));
+		return 1;
+	}
+	char *dcopy = strdup(out_path), *bcopy = strdup(out_path);
+	char *tmp = NULL;
+	if (dcopy && bcopy) {
+		size_t len = strlen(out_path) + 64;
+		tmp = malloc(len);
+		if (tmp)
+			snprintf(tmp, len, "%s/.%s.tmp-XXXXXX", dirname(dcopy), basename(bcopy));
+	}
+	free(dcopy);
+	free(bcopy);
+	if (!tmp) {
+		fprintf(stderr, "out of memory\n");
+		close(in);
+		return 1;
+	}
+	int out = mkstemp(tmp);
+	if (out < 0) {
+		fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
+		free(tmp);
+		close(in);
+		return 1;
+	}
+	char *ncopy = strdup(in_path);
+	pq_error err;
+	pq_error_clear(&err);
+	pq_status st = ncopy ? pq_convert_csv(in, out, basename(ncopy), format, schema, wo, NULL, &err)
+			     : pq_fail(&err, PQ_ENOMEM, "out of memory");
+	free(ncopy);
+	close(in);
+	int rc = 0;
+	if (st != PQ_OK) {
+		fprintf(stderr, "%s\n", err.msg);
+		rc = 1;
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		if (fchmod(out, 0666 & ~mask) != 0 || fsync(out) != 0) {
+			fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
+			rc = 1;
+		}
+	}
+	if (close(out) != 0 && rc == 0) {
+		fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
+		rc = 1;
+	}
+	if (rc == 0 && rename(tmp, out_path) != 0) {
+		fprintf(stderr, "%s: %s\n", out_path, strerror(errno));
+		rc = 1;
+	}
+	if (rc != 0)
+		unlink(tmp);
+	else
+		fsync_dir(out_path);
+	free(tmp);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *prog = "parquetfs-convert";
+	cli c;
+	memset(&c, 0, sizeof c);
+	pfs_options_init(&c.o);
+	const char *pos[2] = {NULL, NULL};
+	size_t npos = 0;
+	char msg[512];
+	int rc = 2;
+	char *schema = NULL;
+	char **bloom = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout, prog);
+			rc = 0;
+			goto done;
+		}
+		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("%s %s\n", prog, PACKAGE_VERSION);
+			rc = 0;
+			goto done;
+		}
+		if (!strcmp(a, "-o") || !strncmp(a, "-o", 2)) {
+			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!v) {
+				fprintf(stderr, "%s: -o needs options\n", prog);
+				goto done;
+			}
+			if (!set_options(&c, v, msg, sizeof msg)) {
+				fprintf(stderr, "%s: %s\n", prog, msg);
+				goto done;
+			}
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "%s: unknown argument %s (see --help)\n", prog, a);
+			goto done;
+		}
+		if (npos == 2) {
+			fprintf(stderr, "%s: too many arguments (see --help)\n", prog);
+			goto done;
+		}
+		pos[npos++] = a;
+	}
+	if (npos != 2) {
+		usage(stderr, prog);
+		goto done;
+	}
+	if (!pfs_options_check_writer(&c.o, msg, sizeof msg)) {
+		fprintf(stderr, "%s: %s\n", prog, msg);
+		goto done;
+	}
+	pq_csv_format format;
+	const char *in = pos[0];
+	if (c.format ? !strcasecmp(c.format, "csv") : has_ext(in, ".csv"))
+		format = PQ_CSV_COMMA;
+	else if (c.format ? !strcasecmp(c.format, "tsv") : has_ext(in, ".tsv"))
+		format = PQ_CSV_TAB;
+	else {
+		fprintf(stderr, "%s: %s: %s\n", prog, c.format ? c.format : in,
+			c.format ? "format must be csv or tsv" : "expected a .csv or .tsv file "
+			"(or -o format=csv|tsv)");
+		goto done;
+	}
+	/* The sidecar: -o schema=PATH, else IN.schema beside IN. */
+	const char *spath = c.schema_path;
+	char *guess = NULL;
+	if (!spath) {
+		size_t n = strlen(in);
+		guess = malloc(n + 8);
+		if (guess && (has_ext(in, ".csv") || has_ext(in, ".tsv"))) {
+			memcpy(guess, in, n - 4);
+			strcpy(guess + n - 4, ".schema");
+			if (access(guess, F_OK) == 0)
+				spath = guess;
+		}
+	}
+	if (spath) {
+		schema = read_text(spath, msg, sizeof msg);
+		if (!schema) {
+			fprintf(stderr, "%s\n", msg);
+			free(guess);
+			rc = 1;
+			goto done;
+		}
+		const char *slash = strrchr(spath, '/');
+		pq_error err;
+		if (pq_convert_check_schema(schema, slash ? slash + 1 : spath, &err) != PQ_OK) {
+			fprintf(stderr, "%s\n", err.msg);
+			free(guess);
+			rc = 1;
+			goto done;
+		}
+	}
+	free(guess);
+	pq_write_options wo;
+	pq_write_options_init(&wo);
+	wo.codec = c.o.codec;
+	wo.compression_level = c.o.compression_level;
+	wo.has_compression_level = c.o.has_compression_level;
+	wo.row_group_rows = c.o.row_group_rows;
+	wo.page_size = c.o.page_size;
+	wo.data_page_version = c.o.data_page_version;
+	wo.dictionary = c.o.dictionary;
+	wo.page_index = c.o.page_index;
+	wo.crc = c.o.crc;
+	wo.bloom_fpp = c.o.bloom_fpp;
+	if (c.o.bloom_filter) {
+		bloom = bloom_list(c.o.bloom_filter);
+		if (!bloom) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			goto done;
+		}
+		wo.bloom_columns = (const char *const *)bloom;
+	}
+	rc = convert(in, pos[1], format, schema, &wo);
+done:
+	free(bloom);
+	free(schema);
+	free(c.schema_path);
+	free(c.format);
+	pfs_options_free(&c.o);
+	return rc;
+}
