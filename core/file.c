@@ -52,7 +52,7 @@ static pq_status check_row_groups(pq_file *f, pq_error *err)
 	return PQ_OK;
 }
 
-static pq_status open_footer(pq_file *f, pq_error *err)
+static pq_status open_footer(pq_file *f, const pq_keyring *keys, pq_error *err)
 {
 	uint8_t head[4], tail[8];
 	PQ_CHECK(f->size >= 12, err, PQ_ECORRUPT,
@@ -62,34 +62,39 @@ static pq_status open_footer(pq_file *f, pq_error *err)
 	PQ_TRY(pq_file_pread(f, tail, 8, f->size - 8, err));
 	pq_footer_loc loc;
 	PQ_TRY(pq_footer_locate(head, tail, f->size, &loc, err));
-	if (loc.encrypted)
-		return pq_fail(err, PQ_EKEY,
-			       "the footer is encrypted (PARE) and decryption is not available");
 	PQ_CHECK(loc.length <= PQ_MAX_FOOTER_BYTES, err, PQ_ELIMIT,
 		 "footer of %u bytes exceeds the %u-byte limit", loc.length,
 		 PQ_MAX_FOOTER_BYTES);
-	f->footer = malloc(loc.length ? loc.length : 1);
-	PQ_CHECK(f->footer, err, PQ_ENOMEM, "no memory for a %u-byte footer", loc.length);
-	f->footer_len = loc.length;
-	PQ_TRY(pq_file_pread(f, f->footer, loc.length, loc.offset, err));
 	/* Decoded metadata can't be far larger than its encoding: every list
 	 * element costs at least a byte, and C structs are bounded in size. */
 	pq_arena_init(&f->arena, (size_t)loc.length * 1024 + (16u << 20));
+	if (loc.encrypted) {
+		PQ_TRY(pq_crypto_open_encrypted_footer(f, &loc, keys, err));
+	} else {
+		f->footer = malloc(loc.length ? loc.length : 1);
+		PQ_CHECK(f->footer, err, PQ_ENOMEM, "no memory for a %u-byte footer", loc.length);
+		f->footer_len = loc.length;
+		PQ_TRY(pq_file_pread(f, f->footer, loc.length, loc.offset, err));
+	}
 	size_t used = 0;
 	pq_status st = pq_thrift_decode(PQ_S_FILE_META_DATA, f->footer, f->footer_len,
 					&f->md, &used, &f->arena, err);
 	if (st != PQ_OK)
-		return pq_context(err, "footer (FileMetaData at offset %llu, %u bytes)",
-				  (unsigned long long)loc.offset, loc.length);
+		return pq_context(err, "footer (FileMetaData at offset %llu, %u bytes%s)",
+				  (unsigned long long)loc.offset, loc.length,
+				  loc.encrypted ? ", decrypted" : "");
+	/* A plaintext footer of an encrypted file is signed. */
+	if (!loc.encrypted && f->md.has_encryption_algorithm)
+		PQ_TRY(pq_crypto_open_plaintext_footer(f, used, keys, err));
 	PQ_TRY(pq_schema_build(&f->md, &f->schema, err));
 	f->num_columns = (uint32_t)pq_schema_num_leaves(f->schema);
-	return check_row_groups(f, err);
+	PQ_TRY(check_row_groups(f, err));
+	return f->crypto ? pq_crypto_setup_chunks(f, keys, err) : PQ_OK;
 }
 
 pq_status pq_file_open(int fd, uint64_t file_size, const char *name,
 		       const pq_keyring *keys, pq_file **out, pq_error *err)
 {
-	(void)keys;
 	*out = NULL;
 	pq_file *f = calloc(1, sizeof *f);
 	PQ_CHECK(f, err, PQ_ENOMEM, "no memory to open %s", name);
@@ -97,7 +102,7 @@ pq_status pq_file_open(int fd, uint64_t file_size, const char *name,
 	f->size = file_size;
 	f->name = strdup(name ? name : "");
 	pq_arena_init(&f->arena, 0);
-	pq_status st = f->name ? open_footer(f, err)
+	pq_status st = f->name ? open_footer(f, keys, err)
 			       : pq_fail(err, PQ_ENOMEM, "no memory to open a file");
 	if (st != PQ_OK) {
 		pq_file_free(f);
@@ -113,6 +118,7 @@ void pq_file_free(pq_file *f)
 		return;
 	if (f->schema)
 		pq_schema_free(f->schema);
+	pq_crypto_free(f->crypto);
 	pq_arena_free(&f->arena);
 	free(f->footer);
 	free(f->name);
@@ -155,22 +161,18 @@ pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col
 				     const pq_column_meta_data **out, pq_error *err)
 {
 	const pq_column_chunk *c = pq_file_chunk(f, rg, col);
-	if (c && c->has_meta_data && !c->has_file_path && !c->has_crypto_metadata) {
+	const pq_chunk_crypto *cc = pq_file_chunk_crypto(f, rg, col);
+	if (c && c->has_meta_data && !c->has_file_path && (!cc || cc->status == PQ_OK)) {
 		*out = &c->meta_data; /* the common case formats no message */
 		return PQ_OK;
 	}
+	/* A chunk of an encrypted file that cannot be read (missing key,
+	 * metadata that did not authenticate) says so in its own words. */
+	if (cc && cc->status != PQ_OK)
+		return pq_fail(err, cc->status, "%s", cc->msg);
 	char where[256];
 	pq_file_where(f, rg, col, where, sizeof where);
 	PQ_CHECK(c, err, PQ_EINVAL, "%s: no such column chunk", where);
-	if (c->has_crypto_metadata) {
-		const pq_column_crypto_meta_data *cm = &c->crypto_metadata;
-		if (cm->has_ENCRYPTION_WITH_COLUMN_KEY && cm->ENCRYPTION_WITH_COLUMN_KEY.has_key_metadata) {
-			pq_bytes k = cm->ENCRYPTION_WITH_COLUMN_KEY.key_metadata;
-			return pq_fail(err, PQ_EKEY, "%s: the column is encrypted with key '%.*s' and no key is available",
-				       where, (int)(k.n > 64 ? 64 : k.n), (const char *)k.p);
-		}
-		return pq_fail(err, PQ_EKEY, "%s: the column is encrypted and no key is available", where);
-	}
 	if (!c->has_meta_data) {
 		if (c->has_encrypted_column_metadata || c->has_crypto_metadata)
 			return pq_fail(err, PQ_EKEY, "%s: column metadata is encrypted and no key is available", where);

@@ -35,9 +35,18 @@ static void render(const pq_file *f, int64_t column, pq_struct_kind kind, const 
 	pq_metadata_json(kind, s, &hooks, out);
 }
 
+static void reopen(pq_buf *out, size_t start);
+
 void pq_json_file_metadata(const pq_file *f, pq_buf *out)
 {
+	size_t start = out->len;
 	render(f, -1, PQ_S_FILE_META_DATA, &f->md, out);
+	/* An encrypted footer's FileCryptoMetaData is stored beside it. */
+	if (f->crypto && f->crypto->footer_encrypted) {
+		reopen(out, start);
+		pq_json_file_encryption(f, out);
+		pq_buf_puts(out, "\n}\n");
+	}
 }
 
 void pq_json_row_group_metadata(const pq_file *f, uint32_t rg, pq_buf *out)

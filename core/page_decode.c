@@ -43,7 +43,7 @@ pq_status pq_page_crc(const pq_file *f, const pq_page_info *page, pq_crc_state *
 }
 
 /* Bytes of levels that v2 pages store uncompressed in front of the body. */
-static pq_status v2_level_bytes(const pq_page_info *page, size_t *n, pq_error *err)
+static pq_status v2_level_bytes(const pq_page_info *page, size_t body_len, size_t *n, pq_error *err)
 {
 	*n = 0;
 	if (page->header.type != PQ_PAGE_DATA_V2)
@@ -53,11 +53,26 @@ static pq_status v2_level_bytes(const pq_page_info *page, size_t *n, pq_error *e
 		 err, PQ_ECORRUPT, "negative level byte lengths");
 	uint64_t lv = (uint64_t)h->repetition_levels_byte_length +
 		      (uint64_t)h->definition_levels_byte_length;
-	PQ_CHECK(lv <= page->body_len, err, PQ_ECORRUPT,
-		 "level bytes (%llu) exceed the page body (%u)", (unsigned long long)lv, page->body_len);
+	PQ_CHECK(lv <= body_len, err, PQ_ECORRUPT,
+		 "level bytes (%llu) exceed the page body (%zu)", (unsigned long long)lv, body_len);
 	PQ_CHECK(lv <= (uint64_t)page->header.uncompressed_page_size, err, PQ_ECORRUPT,
 		 "level bytes (%llu) exceed the uncompressed page size (%d)", (unsigned long long)lv, page->header.uncompressed_page_size);
 	*n = (size_t)lv;
+	return PQ_OK;
+}
+
+/* An encrypted chunk stores each page body as a module: decrypted here,
+ * before anything else looks at it. */
+static pq_status decrypt_body(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
+			      pq_arena *arena, uint8_t **raw, size_t *raw_len, pq_error *err)
+{
+	bool dict = page == l->dict;
+	uint8_t *plain = pq_arena_alloc(arena, *raw_len ? *raw_len : 1);
+	PQ_CHECK(plain, err, PQ_ENOMEM, "no memory for %zu bytes", *raw_len);
+	PQ_TRY(pq_chunk_decrypt(f, l->rg, l->col, dict ? PQ_MOD_DICT_PAGE : PQ_MOD_DATA_PAGE,
+				dict ? 0 : (uint32_t)(page - l->pages), *raw, *raw_len, plain, raw_len,
+				err));
+	*raw = plain;
 	return PQ_OK;
 }
 
@@ -76,16 +91,19 @@ static pq_status load_body(const pq_file *f, const pq_chunk_layout *l, const pq_
 	pq_status st = pq_file_pread(f, raw, page->body_len, page->body_offset, err);
 	if (st != PQ_OK)
 		return err->status;
+	size_t raw_len = page->body_len;
+	if (pq_file_chunk_crypto(f, l->rg, l->col))
+		PQ_TRY(decrypt_body(f, l, page, arena, &raw, &raw_len, err));
 
 	size_t lv;
-	PQ_TRY(v2_level_bytes(page, &lv, err));
+	PQ_TRY(v2_level_bytes(page, raw_len, &lv, err));
 	bool compressed = m->codec != PQ_CODEC_UNCOMPRESSED;
 	if (page->header.type == PQ_PAGE_DATA_V2 && page->header.data_page_header_v2.has_is_compressed &&
 	    !page->header.data_page_header_v2.is_compressed)
 		compressed = false;
 	if (!compressed) {
-		PQ_CHECK(page->body_len == ulen, err, PQ_ECORRUPT,
-			 "uncompressed page of %u bytes, header says %zu", page->body_len, ulen);
+		PQ_CHECK(raw_len == ulen, err, PQ_ECORRUPT,
+			 "uncompressed page of %zu bytes, header says %zu", raw_len, ulen);
 		*out = raw;
 		*out_len = ulen;
 		return PQ_OK;
@@ -93,7 +111,7 @@ static pq_status load_body(const pq_file *f, const pq_chunk_layout *l, const pq_
 	uint8_t *dec = pq_arena_alloc_uninit(arena, ulen ? ulen : 1);
 	PQ_CHECK(dec, err, PQ_ENOMEM, "no memory for %zu bytes", ulen);
 	memcpy(dec, raw, lv);
-	size_t clen = page->body_len - lv, dlen = ulen - lv;
+	size_t clen = raw_len - lv, dlen = ulen - lv;
 	if (clen == 0) {
 		/* Never hand an empty body to a decompressor. */
 		PQ_CHECK(dlen == 0, err, PQ_ECORRUPT,

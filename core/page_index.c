@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pq_assemble.h"
 #include "pq_bloom.h"
@@ -33,10 +34,11 @@ bool pq_chunk_has_bloom_filter(const pq_file *f, uint32_t rg, uint32_t col)
 	return m && m->has_bloom_filter_offset && m->bloom_filter_offset >= 4;
 }
 
-/* Reads and decodes one index structure stored at [off, off+len). */
-static pq_status read_struct(const pq_file *f, pq_struct_kind kind, int64_t off, int64_t len,
-			     void *out, pq_arena *arena, uint8_t **raw, const char *what,
-			     pq_error *err)
+/* Reads and decodes one index structure stored at [off, off+len); in an
+ * encrypted chunk that range is one module, decrypted first. */
+static pq_status read_struct(const pq_file *f, uint32_t rg, uint32_t col, pq_module_type mod,
+			     pq_struct_kind kind, int64_t off, int64_t len, void *out,
+			     pq_arena *arena, uint8_t **raw, const char *what, pq_error *err)
 {
 	PQ_CHECK(off >= 0 && len > 0 && (uint64_t)off <= f->size &&
 			 (uint64_t)len <= f->size - (uint64_t)off,
@@ -44,11 +46,18 @@ static pq_status read_struct(const pq_file *f, pq_struct_kind kind, int64_t off,
 		 (long long)off, (long long)len);
 	PQ_CHECK(len <= (int64_t)PQ_MAX_FOOTER_BYTES, err, PQ_ELIMIT, "%s of %lld bytes is too large",
 		 what, (long long)len);
-	*raw = malloc((size_t)len);
-	PQ_CHECK(*raw, err, PQ_ENOMEM, "no memory for %s", what);
-	PQ_TRY(pq_file_pread(f, *raw, (size_t)len, (uint64_t)off, err));
+	size_t n = (size_t)len;
+	if (pq_file_chunk_crypto(f, rg, col)) {
+		uint64_t stored;
+		PQ_TRY(pq_chunk_read_module(f, rg, col, mod, 0, (uint64_t)off, (uint64_t)len, raw, &n,
+					    &stored, err));
+	} else {
+		*raw = malloc(n);
+		PQ_CHECK(*raw, err, PQ_ENOMEM, "no memory for %s", what);
+		PQ_TRY(pq_file_pread(f, *raw, n, (uint64_t)off, err));
+	}
 	size_t used;
-	pq_status st = pq_thrift_decode(kind, *raw, (size_t)len, out, &used, arena, err);
+	pq_status st = pq_thrift_decode(kind, *raw, n, out, &used, arena, err);
 	if (st != PQ_OK)
 		return pq_context(err, "%s at offset %lld", what, (long long)off);
 	return PQ_OK;
@@ -65,7 +74,7 @@ pq_status pq_text_column_index(const pq_file *f, uint32_t rg, uint32_t col, pq_b
 	pq_arena_init(&a, (size_t)c->column_index_length * 64 + (1u << 20));
 	pq_column_index ci = {0};
 	uint8_t *raw = NULL;
-	pq_status st = read_struct(f, PQ_S_COLUMN_INDEX, c->column_index_offset,
+	pq_status st = read_struct(f, rg, col, PQ_MOD_COLUMN_INDEX, PQ_S_COLUMN_INDEX, c->column_index_offset,
 				   c->column_index_length, &ci, &a, &raw, "column index", err);
 	if (st == PQ_OK) {
 		uint32_t n = ci.null_pages.n;
@@ -109,7 +118,7 @@ pq_status pq_text_offset_index(const pq_file *f, uint32_t rg, uint32_t col, pq_b
 	pq_arena_init(&a, (size_t)c->offset_index_length * 64 + (1u << 20));
 	pq_offset_index oi = {0};
 	uint8_t *raw = NULL;
-	pq_status st = read_struct(f, PQ_S_OFFSET_INDEX, c->offset_index_offset,
+	pq_status st = read_struct(f, rg, col, PQ_MOD_OFFSET_INDEX, PQ_S_OFFSET_INDEX, c->offset_index_offset,
 				   c->offset_index_length, &oi, &a, &raw, "offset index", err);
 	if (st == PQ_OK) {
 		bool ub = oi.has_unencoded_byte_array_data_bytes &&
@@ -130,34 +139,67 @@ pq_status pq_text_offset_index(const pq_file *f, uint32_t rg, uint32_t col, pq_b
 	return st;
 }
 
-/* Reads the bloom filter header and locates its bitset. */
-static pq_status read_bloom(const pq_file *f, uint32_t rg, uint32_t col, pq_bloom_filter_header *h,
-			    uint32_t *hlen, uint64_t *bitset_off, pq_arena *a, pq_error *err)
+static pq_status check_bloom_header(const pq_bloom_filter_header *h, pq_error *err)
 {
-	const pq_column_meta_data *m = pq_file_chunk_meta(f, rg, col);
-	uint64_t off = (uint64_t)m->bloom_filter_offset;
-	PQ_CHECK(off < f->size, err, PQ_ECORRUPT, "bloom filter offset %llu lies outside the file",
-		 (unsigned long long)off);
-	uint8_t buf[256];
-	size_t n = f->size - off < sizeof buf ? (size_t)(f->size - off) : sizeof buf;
-	PQ_TRY(pq_file_pread(f, buf, n, off, err));
-	size_t used;
-	pq_status st = pq_thrift_decode(PQ_S_BLOOM_FILTER_HEADER, buf, n, h, &used, a, err);
-	if (st != PQ_OK)
-		return pq_context(err, "bloom filter header at offset %llu", (unsigned long long)off);
 	PQ_CHECK(h->numBytes > 0 && h->numBytes % 32 == 0 && (uint64_t)h->numBytes <= (128u << 20),
 		 err, PQ_ECORRUPT, "bloom filter: numBytes %d is not a positive multiple of 32 up to 128 MiB",
 		 h->numBytes);
 	PQ_CHECK(h->algorithm.has_BLOCK && h->hash.has_XXHASH && h->compression.has_UNCOMPRESSED,
 		 err, PQ_EUNSUPPORTED, "bloom filter: only split-block, XXHASH, uncompressed filters are known");
+	return PQ_OK;
+}
+
+/* Reads the bloom filter header and locates its bitset. In an encrypted
+ * chunk the header and the bitset are two modules, one after the other:
+ * *bitset_len is then the bitset module's stored size. */
+static pq_status read_bloom(const pq_file *f, uint32_t rg, uint32_t col, pq_bloom_filter_header *h,
+			    uint32_t *hlen, uint64_t *bitset_off, uint64_t *bitset_len, pq_arena *a,
+			    pq_error *err)
+{
+	const pq_column_meta_data *m = pq_file_chunk_meta(f, rg, col);
+	uint64_t off = (uint64_t)m->bloom_filter_offset;
+	PQ_CHECK(off < f->size, err, PQ_ECORRUPT, "bloom filter offset %llu lies outside the file",
+		 (unsigned long long)off);
+	size_t used;
+	pq_status st;
+	if (pq_file_chunk_crypto(f, rg, col)) {
+		uint8_t *plain;
+		size_t n;
+		uint64_t stored;
+		PQ_TRY(pq_chunk_read_module(f, rg, col, PQ_MOD_BLOOM_HEADER, 0, off, 1u << 20, &plain,
+					    &n, &stored, err));
+		st = pq_thrift_decode(PQ_S_BLOOM_FILTER_HEADER, plain, n, h, &used, a, err);
+		free(plain); /* the header holds no pointers */
+		used = (size_t)stored;
+	} else {
+		uint8_t buf[256];
+		size_t n = f->size - off < sizeof buf ? (size_t)(f->size - off) : sizeof buf;
+		PQ_TRY(pq_file_pread(f, buf, n, off, err));
+		st = pq_thrift_decode(PQ_S_BLOOM_FILTER_HEADER, buf, n, h, &used, a, err);
+	}
+	if (st != PQ_OK)
+		return pq_context(err, "bloom filter header at offset %llu", (unsigned long long)off);
+	PQ_TRY(check_bloom_header(h, err));
 	*hlen = (uint32_t)used;
 	*bitset_off = off + used;
-	PQ_CHECK(*bitset_off <= f->size && (uint64_t)h->numBytes <= f->size - *bitset_off, err,
+	*bitset_len = (uint64_t)h->numBytes;
+	if (pq_file_chunk_crypto(f, rg, col)) {
+		uint8_t lenb[PQ_CRYPTO_LEN_BYTES];
+		PQ_CHECK(*bitset_off <= f->size && f->size - *bitset_off >= sizeof lenb, err, PQ_ECORRUPT,
+			 "bloom filter bitset runs past the end of the file");
+		PQ_TRY(pq_file_pread(f, lenb, sizeof lenb, *bitset_off, err));
+		PQ_TRY(pq_module_stored_size(lenb, sizeof lenb, PQ_CIPHER_GCM, f->size - *bitset_off,
+					     bitset_len, err));
+		PQ_CHECK(*bitset_len == (uint64_t)h->numBytes + PQ_CRYPTO_GCM_OVERHEAD, err, PQ_ECORRUPT,
+			 "bloom filter: an encrypted bitset of %llu bytes does not hold numBytes %d",
+			 (unsigned long long)*bitset_len, h->numBytes);
+	}
+	PQ_CHECK(*bitset_off <= f->size && *bitset_len <= f->size - *bitset_off, err,
 		 PQ_ECORRUPT, "bloom filter bitset of %d bytes runs past the end of the file", h->numBytes);
 	if (m->has_bloom_filter_length)
-		PQ_CHECK((uint64_t)m->bloom_filter_length == used + (uint64_t)h->numBytes, err, PQ_ECORRUPT,
+		PQ_CHECK((uint64_t)m->bloom_filter_length == used + *bitset_len, err, PQ_ECORRUPT,
 			 "bloom filter: bloom_filter_length %d but header + bitset are %llu bytes",
-			 m->bloom_filter_length, (unsigned long long)(used + (uint64_t)h->numBytes));
+			 m->bloom_filter_length, (unsigned long long)(used + *bitset_len));
 	return PQ_OK;
 }
 
@@ -167,13 +209,24 @@ static pq_status load_bloom(const pq_file *f, uint32_t rg, uint32_t col, pq_bloo
 {
 	pq_arena a;
 	pq_arena_init(&a, 1u << 20);
-	pq_status st = read_bloom(f, rg, col, h, hlen, boff, &a, err);
+	uint64_t blen;
+	pq_status st = read_bloom(f, rg, col, h, hlen, boff, &blen, &a, err);
 	pq_arena_free(&a); /* the header holds no pointers we keep */
 	PQ_TRY(st);
 	if (!bits)
 		return PQ_OK;
 	PQ_CHECK(pq_buf_grow(bits, (size_t)h->numBytes), err, PQ_ENOMEM, "no memory for the bloom filter");
-	PQ_TRY(pq_file_pread(f, bits->p + bits->len, (size_t)h->numBytes, *boff, err));
+	if (pq_file_chunk_crypto(f, rg, col)) {
+		uint8_t *plain;
+		size_t n;
+		uint64_t stored;
+		PQ_TRY(pq_chunk_read_module(f, rg, col, PQ_MOD_BLOOM_BITSET, 0, *boff, blen, &plain, &n,
+					    &stored, err));
+		memcpy(bits->p + bits->len, plain, n);
+		free(plain);
+	} else {
+		PQ_TRY(pq_file_pread(f, bits->p + bits->len, (size_t)h->numBytes, *boff, err));
+	}
 	bits->len += (size_t)h->numBytes;
 	return PQ_OK;
 }

@@ -96,6 +96,78 @@ static pq_status read_header(window *w, uint64_t off, pq_page_header *h, uint32_
 	}
 }
 
+/* The page header of an encrypted chunk: a module (4-byte length, nonce,
+ * ciphertext, tag) holding the PageHeader. Decrypted into the layout's
+ * arena, so the header's statistics can point into it. */
+static pq_status read_enc_header(window *w, uint32_t rg, uint32_t col, pq_module_type type,
+				 uint32_t ordinal, uint64_t off, pq_page_header *h, uint32_t *hlen,
+				 pq_arena *arena, pq_error *err)
+{
+	if (off < w->start || off + PQ_CRYPTO_LEN_BYTES > w->start + w->len)
+		PQ_TRY(window_load(w, off, w->first, err));
+	uint64_t size;
+	PQ_TRY(pq_module_stored_size(w->buf + (off - w->start), (size_t)(w->start + w->len - off),
+				     PQ_CIPHER_GCM, PQ_MAX_PAGE_HEADER_BYTES, &size, err));
+	if (off + size > w->start + w->len) {
+		PQ_CHECK(size <= w->f->size - off, err, PQ_ECORRUPT,
+			 "encrypted page header of %llu bytes runs past the end of the file",
+			 (unsigned long long)size);
+		PQ_TRY(window_load(w, off, (size_t)size, err));
+	}
+	uint8_t *plain = pq_arena_alloc(arena, (size_t)size);
+	PQ_CHECK(plain, err, PQ_ENOMEM, "no memory for a %llu-byte page header", (unsigned long long)size);
+	size_t n, used = 0;
+	PQ_TRY(pq_chunk_decrypt(w->f, rg, col, type, ordinal, w->buf + (off - w->start), (size_t)size,
+				plain, &n, err));
+	memset(h, 0, sizeof *h);
+	pq_status st = pq_thrift_decode(PQ_S_PAGE_HEADER, plain, n, h, &used, arena, err);
+	if (st != PQ_OK)
+		return pq_context(err, "decrypted page header");
+	*hlen = (uint32_t)size;
+	return PQ_OK;
+}
+
+/* The stored size of an encrypted page body, from its module's length
+ * field: Arrow and parquet-mr count the whole module in
+ * compressed_page_size, DuckDB only the plaintext, so the field decides. */
+static pq_status enc_body_len(window *w, uint64_t off, uint32_t *len, pq_error *err)
+{
+	PQ_CHECK(off < w->f->size, err, PQ_ECORRUPT, "encrypted page body at offset %llu is past the end of the file",
+		 (unsigned long long)off);
+	if (off < w->start || off + PQ_CRYPTO_LEN_BYTES > w->start + w->len)
+		PQ_TRY(window_load(w, off, w->first, err));
+	uint64_t size;
+	PQ_TRY(pq_module_stored_size(w->buf + (off - w->start), (size_t)(w->start + w->len - off),
+				     w->f->crypto->page_cipher, w->f->size - off, &size, err));
+	PQ_CHECK(size <= UINT32_MAX, err, PQ_ELIMIT, "encrypted page body of %llu bytes",
+		 (unsigned long long)size);
+	*len = (uint32_t)size;
+	return PQ_OK;
+}
+
+/* Which header an encrypted page starts with is known only after it is
+ * decrypted, and the AAD depends on it: the first page is a dictionary
+ * page header when the metadata says the chunk has one; if that does not
+ * authenticate, the other kind is tried (writers set the offset loosely). */
+static pq_status read_header_any(window *w, const pq_chunk_layout *l, const pq_column_meta_data *m,
+				 bool first, uint64_t off, pq_page_header *h, uint32_t *hlen,
+				 pq_arena *arena, pq_error *err)
+{
+	if (!pq_file_chunk_crypto(w->f, l->rg, l->col))
+		return read_header(w, off, h, hlen, arena, err);
+	bool dict_first = first && m->has_dictionary_page_offset;
+	pq_module_type t1 = dict_first ? PQ_MOD_DICT_PAGE_HEADER : PQ_MOD_DATA_PAGE_HEADER;
+	pq_status st = read_enc_header(w, l->rg, l->col, t1, l->num_pages, off, h, hlen, arena, err);
+	if (st != PQ_EAUTH || !first)
+		return st;
+	pq_error e2;
+	pq_error_clear(&e2);
+	pq_module_type t2 = dict_first ? PQ_MOD_DATA_PAGE_HEADER : PQ_MOD_DICT_PAGE_HEADER;
+	if (read_enc_header(w, l->rg, l->col, t2, 0, off, h, hlen, arena, &e2) == PQ_OK)
+		return PQ_OK;
+	return st; /* the first message: the kind the metadata announced */
+}
+
 pq_status pq_chunk_layout_load(const pq_file *f, uint32_t rg, uint32_t col,
 			       pq_chunk_layout **out, pq_error *err)
 {
@@ -128,7 +200,8 @@ pq_status pq_chunk_layout_load(const pq_file *f, uint32_t rg, uint32_t col,
 		pq_page_info pi;
 		memset(&pi, 0, sizeof pi);
 		pi.header_offset = pos;
-		st = read_header(&w, pos, &pi.header, &pi.header_len, &l->arena, err);
+		st = read_header_any(&w, l, m, !l->dict && !l->num_pages && !l->num_index_pages, pos,
+				     &pi.header, &pi.header_len, &l->arena, err);
 		if (st != PQ_OK) {
 			pq_context(err, "%s, page header at offset %llu", where,
 				   (unsigned long long)pos);
@@ -144,6 +217,11 @@ pq_status pq_chunk_layout_load(const pq_file *f, uint32_t rg, uint32_t col,
 		}
 		pi.body_offset = pos + pi.header_len;
 		pi.body_len = (uint32_t)h->compressed_page_size;
+		if (pq_file_chunk_crypto(f, rg, col) &&
+		    (st = enc_body_len(&w, pi.body_offset, &pi.body_len, err)) != PQ_OK) {
+			pq_context(err, "%s, page at offset %llu", where, (unsigned long long)pos);
+			break;
+		}
 		if (pi.body_offset > f->size || pi.body_len > f->size - pi.body_offset) {
 			st = pq_fail(err, PQ_ECORRUPT,
 				     "%s, page at offset %llu: body of %u bytes runs past the end of the file",

@@ -20,7 +20,7 @@
 
 #include "pq_error.h"
 
-/* One column key for modular encryption (issue 5; ignored until then). */
+/* One column key for modular encryption (core/writer_crypt.c). */
 typedef struct pq_column_key {
 	const char *column;   /* dotted path as schema.txt names it */
 	const char *key_id;   /* stored as key_metadata */
@@ -56,7 +56,7 @@ typedef struct pq_write_options {
 	const pq_column_encoding *column_encodings; /* NULL or n_column_encodings */
 	size_t n_column_encodings;
 
-	/* Modular encryption (issue 5): footer_key NULL = no encryption. */
+	/* Modular encryption (core/writer_crypt.c): footer_key NULL = none. */
 	const char *footer_key_id;
 	const unsigned char *footer_key;
 	size_t footer_key_len;

@@ -18,11 +18,16 @@
 
 typedef struct pq_file pq_file;
 typedef struct pq_schema pq_schema;
-typedef struct pq_keyring pq_keyring; /* encryption keys (a later issue) */
+typedef struct pq_keyring pq_keyring; /* the key_file (pq_keyring.h) */
 
 /* Opens the file behind fd (not taken over; must stay open while the
- * pq_file lives). name is used in messages. Reads and parses the footer and
- * the schema; nothing else. */
+ * pq_file lives). name is used in messages and is the path key_file
+ * sections are matched against (the path under SOURCE). Reads and parses
+ * the footer and the schema; nothing else. For an encrypted file (keys may
+ * be NULL) it also decrypts the footer (PQ_EKEY without its key, PQ_EAUTH
+ * when it fails to authenticate) or checks the plaintext footer's
+ * signature, and decrypts the column metadata of every chunk whose key is
+ * at hand; a chunk without its key fails only when read (PQ_EKEY). */
 pq_status pq_file_open(int fd, uint64_t file_size, const char *name,
 		       const pq_keyring *keys, pq_file **out, pq_error *err);
 void pq_file_free(pq_file *f);

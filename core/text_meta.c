@@ -82,16 +82,6 @@ static void put_i64_list(pq_buf *out, const pq_list_i64 *l)
 		pq_buf_printf(out, "%s%" PRId64, i ? " " : "", l->v[i]);
 }
 
-static void put_algorithm(pq_buf *out, const pq_encryption_algorithm *a)
-{
-	const pq_aes_gcm *g = a->has_AES_GCM_V1 ? &a->AES_GCM_V1 : a->has_AES_GCM_CTR_V1 ? &a->AES_GCM_CTR_V1 : NULL;
-	pq_buf_puts(out, a->has_AES_GCM_V1 ? "AES_GCM_V1" : a->has_AES_GCM_CTR_V1 ? "AES_GCM_CTR_V1" : "unknown");
-	if (g && g->has_aad_prefix)
-		pq_buf_puts(out, ", aad_prefix stored");
-	if (g && g->has_supply_aad_prefix && g->supply_aad_prefix)
-		pq_buf_puts(out, ", aad_prefix must be supplied");
-}
-
 void pq_text_schema(const pq_file *f, pq_buf *out)
 {
 	pq_schema_print(f->schema, out);
@@ -122,12 +112,10 @@ void pq_text_file_metadata(const pq_file *f, pq_buf *out)
 		}
 	pq_buf_printf(out, "total_compressed_size: %" PRId64 "\n", comp);
 	pq_buf_printf(out, "total_uncompressed_size: %" PRId64 "\n", uncomp);
-	pq_buf_puts(out, "encryption_algorithm: ");
-	if (md->has_encryption_algorithm)
-		put_algorithm(out, &md->encryption_algorithm);
+	if (f->crypto)
+		pq_text_file_encryption(f, out); /* core/file_crypto.c */
 	else
-		pq_buf_puts(out, "none");
-	pq_buf_putc(out, '\n');
+		pq_buf_puts(out, "encryption_algorithm: none\n");
 	if (md->has_column_orders) {
 		uint32_t typed = 0;
 		for (uint32_t i = 0; i < md->column_orders.n; i++)

@@ -6,7 +6,7 @@
  * FileMetaData footer, its length and the trailing magic.
  *
  * Every serialized module passes through pq_wmodule_put before it is
- * written, the one place modular encryption will transform it. */
+ * written, the one place modular encryption (writer_crypt.c) transforms it. */
 
 #define PQ_WRITER_INTERNAL
 #include "writer_internal.h"
@@ -31,11 +31,8 @@
 pq_status pq_wmodule_put(pq_writer *w, pq_wmodule kind, pq_wmodule_at at, const uint8_t *p,
 			 size_t n, pq_buf *dest, pq_error *err)
 {
-	/* Encryption (issue 5) goes here: with a key for this module, append
-	 * nonce + ciphertext + tag (AAD from kind and at) instead. */
-	(void)w;
-	(void)kind;
-	(void)at;
+	if (w->crypt)
+		return pq_wcrypt_module(w, kind, at, p, n, dest, err);
 	pq_buf_append(dest, p, n);
 	PQ_CHECK(!dest->oom, err, PQ_ENOMEM, "out of memory for %zu bytes of output", n);
 	return PQ_OK;
@@ -103,8 +100,6 @@ static pq_status check_options(const pq_write_options *o, pq_error *err)
 	PQ_CHECK(o->page_size > 0, err, PQ_EINVAL, "page size 0");
 	PQ_CHECK(!o->bloom_columns || (o->bloom_fpp > 0 && o->bloom_fpp < 1), err, PQ_EINVAL,
 		 "bloom filter false-positive probability %g is not in (0, 1)", o->bloom_fpp);
-	PQ_CHECK(!o->footer_key && !o->n_column_keys, err, PQ_EUNSUPPORTED,
-		 "modular encryption is not implemented in the writer yet");
 	return PQ_OK;
 }
 
@@ -232,7 +227,9 @@ pq_status pq_writer_open(pq_writer **out, int fd, const pq_schema_element *schem
 	for (uint32_t i = 0; st == PQ_OK && i < w->ncols; i++)
 		st = pq_wcol_new(w, i, &w->schema[i + 1], &w->cols[i], err);
 	if (st == PQ_OK)
-		st = pq_writer_put(w, (const uint8_t *)"PAR1", 4, err);
+		st = pq_wcrypt_open(w, err);
+	if (st == PQ_OK)
+		st = pq_writer_put(w, (const uint8_t *)pq_wcrypt_magic(w), 4, err);
 	if (st != PQ_OK) {
 		pq_writer_free(w);
 		return st;
@@ -349,20 +346,14 @@ static pq_status put_deferred(pq_writer *w, pq_error *err)
 	return PQ_OK;
 }
 
-/* The ColumnMetaData of a chunk as the footer carries it. Today it stays
- * in ColumnChunk.meta_data. Encryption with a column key (issue 5) goes
- * here: serialize cc->meta_data (PQ_S_COLUMN_META_DATA), pass it through
- * pq_wmodule_put(PQ_WM_COLUMN_META) into encrypted_column_metadata and
- * strip (or, with a plaintext footer, redact) meta_data. */
+/* The ColumnMetaData of a chunk as the footer carries it: in
+ * ColumnChunk.meta_data, or, encrypted, sealed by writer_crypt.c into
+ * encrypted_column_metadata (meta_data then dropped, or kept without
+ * statistics under a plaintext footer). */
 static pq_status seal_column_meta(pq_writer *w, uint32_t rg, uint32_t col, pq_column_chunk *cc,
 				  pq_error *err)
 {
-	(void)w;
-	(void)rg;
-	(void)col;
-	(void)cc;
-	(void)err;
-	return PQ_OK;
+	return w->crypt ? pq_wcrypt_seal_column(w, rg, col, cc, err) : PQ_OK;
 }
 
 static pq_status put_footer(pq_writer *w, pq_error *err)
@@ -392,6 +383,7 @@ static pq_status put_footer(pq_writer *w, pq_error *err)
 	PQ_CHECK(md.column_orders.v, err, PQ_ENOMEM, "out of memory for the footer");
 	for (uint32_t i = 0; i < w->ncols; i++)
 		md.column_orders.v[i].has_TYPE_ORDER = true;
+	pq_wcrypt_footer_fields(w, &md);
 
 	pq_buf raw = PQ_BUF_INIT, out = PQ_BUF_INIT;
 	pq_status st = pq_thrift_encode(PQ_S_FILE_META_DATA, &md, &raw, err);
@@ -405,7 +397,7 @@ static pq_status put_footer(pq_writer *w, pq_error *err)
 		uint32_t n = (uint32_t)out.len;
 		for (int i = 0; i < 4; i++)
 			tail[i] = (uint8_t)(n >> (8 * i));
-		memcpy(tail + 4, "PAR1", 4);
+		memcpy(tail + 4, pq_wcrypt_magic(w), 4);
 		pq_buf_append(&out, tail, sizeof tail);
 		st = out.oom ? pq_fail(err, PQ_ENOMEM, "out of memory for the footer")
 			     : pq_writer_put(w, out.p, out.len, err);
@@ -454,6 +446,7 @@ void pq_writer_free(pq_writer *w)
 			  &w->work.stored, &w->work.hdr, &w->work.bound_min, &w->work.bound_max};
 	for (size_t i = 0; i < sizeof work / sizeof *work; i++)
 		pq_buf_free(work[i]);
+	pq_wcrypt_free(w);
 	pq_arena_free(&w->arena);
 	free(w);
 }

@@ -16,6 +16,7 @@
 #include "pq_arena.h"
 #include "pq_buf.h"
 #include "pq_convert.h"
+#include "pq_crypto.h"
 #include "pq_error.h"
 #include "pq_metadata.h"
 #include "pq_values.h"
@@ -63,9 +64,8 @@ typedef struct pq_wmodule_at {
 } pq_wmodule_at;
 
 /* Appends one serialized module to dest as it is to be stored. Every module
- * goes through here before it reaches the file: today the bytes are copied
- * unchanged; modular encryption (issue 5) replaces them with the encrypted
- * form here. */
+ * goes through here before it reaches the file: copied unchanged, or, when
+ * the writer encrypts, replaced by its encrypted form (writer_crypt.c). */
 pq_status pq_wmodule_put(pq_writer *w, pq_wmodule kind, pq_wmodule_at at, const uint8_t *p,
 			 size_t n, pq_buf *dest, pq_error *err);
 
@@ -216,6 +216,8 @@ typedef struct pq_wwork {
 	pq_buf lev, enc, raw, comp, stored, hdr, bound_min, bound_max;
 } pq_wwork;
 
+typedef struct pq_wcrypt pq_wcrypt;
+
 struct pq_writer {
 	int fd;
 	uint64_t offset;          /* next byte of the file */
@@ -235,7 +237,24 @@ struct pq_writer {
 	pq_wwork work;
 	bool failed;              /* a write failed: the file is unusable */
 	bool closed;
+	pq_wcrypt *crypt;         /* modular encryption, NULL without */
 };
+
+/* ---- modular encryption (writer_crypt.c) ---------------------------------- */
+
+/* From the options: keys, algorithm, AAD (NULL crypt without a footer key). */
+pq_status pq_wcrypt_open(pq_writer *w, pq_error *err);
+void pq_wcrypt_free(pq_writer *w);
+/* "PARE" for an encrypted footer, else "PAR1". */
+const char *pq_wcrypt_magic(const pq_writer *w);
+/* pq_wmodule_put for an encrypting writer. */
+pq_status pq_wcrypt_module(pq_writer *w, pq_wmodule kind, pq_wmodule_at at, const uint8_t *p,
+			   size_t n, pq_buf *dest, pq_error *err);
+/* crypto_metadata and, where needed, encrypted_column_metadata of a chunk. */
+pq_status pq_wcrypt_seal_column(pq_writer *w, uint32_t rg, uint32_t col, pq_column_chunk *cc,
+				pq_error *err);
+/* encryption_algorithm and footer_signing_key_metadata of a plaintext footer. */
+void pq_wcrypt_footer_fields(const pq_writer *w, pq_file_meta_data *md);
 
 /* Writes n bytes at the writer's offset and advances it. */
 pq_status pq_writer_put(pq_writer *w, const uint8_t *p, size_t n, pq_error *err);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "pfs_internal.h"
+#include "pq_keyring.h"
 
 void pfs_log(int priority, const char *fmt, ...)
 {
@@ -32,6 +33,15 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	fs->live.prev = fs->live.next = &fs->live;
 	fs->uid = getuid();
 	fs->gid = getgid();
+	/* A key_file that does not parse refuses the mount: better than
+	 * files that fail one by one with "key not available". */
+	if (opts->key_file) {
+		pq_status st = pq_keyring_load(opts->key_file, &fs->keys, err);
+		if (st != PQ_OK) {
+			free(fs);
+			return st;
+		}
+	}
 	fs->inodes = pfs_inodes_new();
 	fs->sources = pfs_sources_new(opts->source_abs, opts->source_is_file);
 	/* A quarter for layouts and metadata (at least 16 MiB: a chunk of
@@ -109,6 +119,7 @@ void pfs_fs_free(pfs_fs *fs)
 	pfs_cache_free(fs->meta);
 	pfs_inodes_free(fs->inodes);
 	pthread_mutex_destroy(&fs->live_lock);
+	pq_keyring_free(fs->keys);
 	free(fs);
 }
 

@@ -269,10 +269,10 @@ struct pfs_fs {
 			     * apart so that streaming pages never evicts them */
 	pfs_notify *notify;
 	pfs_staging *staging; /* NULL with -o ro or a single-file SOURCE */
-	/* Keys for encrypted files, loaded from key_file (the encryption
-	 * issue); NULL until then. Files are matched by their path under
-	 * SOURCE (single-file SOURCE: its name), as pq_file_open's name. */
-	const pq_keyring *keys;
+	/* Keys for encrypted files, loaded from key_file at mount (NULL
+	 * without one). Files are matched by their path under SOURCE
+	 * (single-file SOURCE: its name), as pq_file_open's name. */
+	pq_keyring *keys;
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
 	/* Open file and directory handles (fs/ops.c). The kernel drops the
 	 * releases still queued when the filesystem is unmounted; those

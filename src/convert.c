@@ -23,6 +23,7 @@
 
 #include "pfs_options.h"
 #include "pq_convert.h"
+#include "pq_keyring.h"
 
 #define SCHEMA_MAX (16u << 20)
 
@@ -50,6 +51,12 @@ static void usage(FILE *f, const char *prog)
 		"    crc=on|off            (default on)\n"
 		"    schema=PATH           sidecar schema\n"
 		"    format=csv|tsv        instead of IN's extension\n"
+		"    key_file=PATH         keys (mode 600), as the mount's key_file=\n"
+		"    encrypt=KEYID         encrypt footer and columns with key KEYID\n"
+		"    encrypt_columns=COL:KEYID[;COL:KEYID]  per-column keys\n"
+		"    plaintext_footer      keep the footer readable, signed\n"
+		"    encryption_algorithm=gcm|gcm-ctr (default gcm)\n"
+		"    aad_prefix=TEXT       AAD prefix, stored in the file\n"
 		"\n"
 		"Exit status: 0 converted, 1 bad input or I/O error (one line on stderr),\n"
 		"2 bad usage or options.\n",
@@ -79,7 +86,16 @@ static bool set_option(cli *c, const char *item, char *msg, size_t msglen)
 		{"page_index", offsetof(pfs_options, page_index_s)},
 		{"crc", offsetof(pfs_options, crc_s)},
 		{"bloom_fpp", offsetof(pfs_options, bloom_fpp_s)},
+		{"key_file", offsetof(pfs_options, key_file)},
+		{"encrypt", offsetof(pfs_options, encrypt)},
+		{"encrypt_columns", offsetof(pfs_options, encrypt_columns)},
+		{"encryption_algorithm", offsetof(pfs_options, encryption_algorithm_s)},
+		{"aad_prefix", offsetof(pfs_options, aad_prefix)},
 	};
+	if (!strcmp(item, "plaintext_footer")) {
+		c->o.plaintext_footer = 1;
+		return true;
+	}
 	const char *eq = strchr(item, '=');
 	if (!eq) {
 		snprintf(msg, msglen, "option %s: expected name=value", item);
@@ -268,6 +284,56 @@ static int convert(const char *in_path, const char *out_path, pq_csv_format form
 	return rc;
 }
 
+static pq_keyring *kr;
+
+/* encrypt= and the rest, with the keys of key_file= (refused when group
+ * or others may read it, as the mount refuses it). */
+static bool encryption(const pfs_options *o, const char *out, pq_write_keys *keys,
+		       pq_write_options *wo, char *msg, size_t msglen)
+{
+	const char *needs = o->encrypt_columns ? "encrypt_columns"
+			    : o->plaintext_footer ? "plaintext_footer"
+			    : o->encryption_algorithm_s ? "encryption_algorithm"
+			    : o->aad_prefix ? "aad_prefix" : NULL;
+	if (!o->encrypt) {
+		if (needs)
+			snprintf(msg, msglen, "%s needs encrypt=KEYID (the footer key)", needs);
+		return !needs;
+	}
+	bool ctr = false;
+	if (o->encryption_algorithm_s) {
+		ctr = !strcasecmp(o->encryption_algorithm_s, "gcm-ctr");
+		if (!ctr && strcasecmp(o->encryption_algorithm_s, "gcm")) {
+			snprintf(msg, msglen, "encryption_algorithm=%s: expected gcm or gcm-ctr",
+				 o->encryption_algorithm_s);
+			return false;
+		}
+	}
+	struct stat st;
+	if (!o->key_file || stat(o->key_file, &st) != 0) {
+		snprintf(msg, msglen, "encrypt=%s needs key_file=PATH holding key %s", o->encrypt,
+			 o->encrypt);
+		return false;
+	}
+	if (st.st_mode & (S_IRGRP | S_IROTH)) {
+		snprintf(msg, msglen, "key_file %s is readable by group or others (mode %03o): run chmod 600 %s",
+			 o->key_file, (unsigned)(st.st_mode & 0777), o->key_file);
+		return false;
+	}
+	pq_error err;
+	pq_error_clear(&err);
+	char *bcopy = strdup(out);
+	pq_status s = bcopy ? pq_keyring_load(o->key_file, &kr, &err)
+			    : pq_fail(&err, PQ_ENOMEM, "out of memory");
+	if (s == PQ_OK)
+		s = pq_write_keys_resolve(kr, basename(bcopy), o->encrypt, o->encrypt_columns,
+					  o->plaintext_footer != 0, ctr, o->aad_prefix, keys, wo, &err);
+	free(bcopy);
+	if (s != PQ_OK)
+		snprintf(msg, msglen, "%s", err.msg);
+	return s == PQ_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const char *prog = "parquetfs-convert";
@@ -280,6 +346,8 @@ int main(int argc, char **argv)
 	int rc = 2;
 	char *schema = NULL;
 	char **bloom = NULL;
+	pq_write_keys keys;
+	memset(&keys, 0, sizeof keys);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -385,8 +453,15 @@ int main(int argc, char **argv)
 		}
 		wo.bloom_columns = (const char *const *)bloom;
 	}
+	if (!encryption(&c.o, pos[1], &keys, &wo, msg, sizeof msg)) {
+		fprintf(stderr, "%s: %s\n", prog, msg);
+		rc = 2;
+		goto done;
+	}
 	rc = convert(in, pos[1], format, schema, &wo);
 done:
+	pq_write_keys_free(&keys);
+	pq_keyring_free(kr);
 	free(bloom);
 	free(schema);
 	free(c.schema_path);

@@ -142,7 +142,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Files with an expectation, except encrypted ones (a later issue) and
+/* Files with an expectation, except encrypted ones (tests/test_encrypted.c) and
  * those expected to fail (their own tests). */
 static void collect(void)
 {
