@@ -708,9 +708,8 @@ static void write_options(pfs_staging *s, const pfs_options *o)
 	w->crc = o->crc;
 	w->bloom_fpp = o->bloom_fpp;
 	w->bloom_columns = s->bloom_cols;
-	/* TODO(issue 5): encrypt=, encrypt_columns=, plaintext_footer,
-	 * encryption_algorithm= and aad_prefix= set the footer and column keys
-	 * here, from the key ring (fs->keys). */
+	/* Encryption keys are resolved per file at conversion
+	 * (staging_publish.c), as key_file sections depend on the path. */
 }
 
 /* bloom_filter=A;B;C as a NULL-terminated array (validated: no empty item). */

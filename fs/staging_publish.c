@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "pq_file.h"
+#include "pq_keyring.h"
 #include "staging_internal.h"
 
 #define COPY_CHUNK ((size_t)1 << 20)
@@ -209,11 +210,30 @@ static pq_status convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int out
 		PQ_TRY(check_parquet(s, in, e->name, trel, err));
 		return copy_bytes(in, out, e->name, err);
 	}
+	/* Encryption (-o encrypt=, encrypt_columns=, ...): keys resolved per
+	 * file, as key_file sections match the path under SOURCE. */
+	const pfs_options *o = s->fs->opts;
+	pq_write_options wo = s->wopts;
+	pq_write_keys keys;
+	memset(&keys, 0, sizeof keys);
+	if (o->encrypt || o->encrypt_columns) {
+		if (!s->fs->keys)
+			return pq_fail(err, PQ_EKEY, "%s: encryption asked for, but no key_file given",
+				       e->name);
+		PQ_TRY(pq_write_keys_resolve(s->fs->keys, trel, o->encrypt, o->encrypt_columns,
+					     o->plaintext_footer != 0, o->encrypt_ctr, o->aad_prefix,
+					     &keys, &wo, err));
+	}
 	char *schema;
-	PQ_TRY(read_sidecar(s, e->rel, &schema, err));
+	pq_status st = read_sidecar(s, e->rel, &schema, err);
+	if (st != PQ_OK) {
+		pq_write_keys_free(&keys);
+		return st;
+	}
 	pq_convert_stats stats = {0};
-	pq_status st = pq_convert_csv(in, out, e->name, t == STG_T_TSV ? PQ_CSV_TAB : PQ_CSV_COMMA,
-				      schema, &s->wopts, &stats, err);
+	st = pq_convert_csv(in, out, e->name, t == STG_T_TSV ? PQ_CSV_TAB : PQ_CSV_COMMA, schema,
+			    &wo, &stats, err);
+	pq_write_keys_free(&keys);
 	free(schema);
 	if (st == PQ_OK)
 		pfs_log(LOG_INFO, "staging: %s: %llu rows in %llu row groups, %llu bytes", e->rel,
