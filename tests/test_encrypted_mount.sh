@@ -12,66 +12,10 @@
 # 1 fail. Every mount is unmounted on exit.
 set -u
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ -c /dev/fuse ] || skip "no /dev/fuse (FUSE not available here)"
-command -v fusermount3 >/dev/null || skip "fusermount3 not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-TD=$top_srcdir/../shared/testdata
-DATA=$TD/parquet-testing/data
+WORK_NAME=pfs-enc
+. "$(dirname "$0")/mount_lib.sh"
 EXP=$TD/expected/data
 [ -d "$DATA" ] && [ -d "$EXP" ] && [ -f "$TD/keys.txt" ] || skip "test data not found at $TD"
-BIN=${PARQUETFS:-$top_builddir/src/parquetfs}
-case "$BIN" in /*) ;; *) BIN=$PWD/$BIN ;; esac
-[ -x "$BIN" ] || { echo "FAIL: no parquetfs binary at $BIN"; exit 1; }
-
-WORK=$(mktemp -d /tmp/pfs-enc.XXXXXX)
-MNTS=()
-PIDS=()
-FAILS=0
-
-cleanup() {
-	local i
-	for i in "${!MNTS[@]}"; do
-		local m=${MNTS[$i]} p=${PIDS[$i]}
-		mountpoint -q "$m" 2>/dev/null && timeout 10 fusermount3 -u "$m" 2>/dev/null
-		if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
-			kill "$p" 2>/dev/null; sleep 0.5; kill -9 "$p" 2>/dev/null
-		fi
-		mountpoint -q "$m" 2>/dev/null && { timeout 10 fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; }
-	done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-ok() { echo "ok: $*"; }
-same() { cat "$1" 2>/dev/null | cmp -s - "$2"; }
-
-mount_fs() {
-	local m=$1; shift
-	mkdir -p "$m"
-	"$BIN" -f "$@" "$m" 2>>"$WORK/daemon.log" &
-	MNTS+=("$m"); PIDS+=($!)
-	local i
-	for i in $(seq 100); do
-		mountpoint -q "$m" && return 0
-		kill -0 "${PIDS[-1]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "mount $* on $m did not come up: $(tail -c 300 "$WORK/daemon.log")"
-	return 1
-}
-
-umount_fs() {
-	local m=$1 i
-	fusermount3 -u "$m" || fail "fusermount3 -u $m"
-	for i in "${!MNTS[@]}"; do
-		[ "${MNTS[$i]}" = "$m" ] && { wait "${PIDS[$i]}" 2>/dev/null; PIDS[$i]=""; }
-	done
-}
 
 # errno_of PATH: the error cat reports, or "ok"
 errno_of() {
@@ -253,6 +197,4 @@ else
 	echo "note: no parquetfs-convert at $CONV: writing part skipped"
 fi
 
-[ $FAILS -eq 0 ] && { echo "PASS"; exit 0; }
-echo "$FAILS failures"
-exit 1
+finish

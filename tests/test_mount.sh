@@ -11,97 +11,11 @@
 # Env: PARQUETFS (binary), PFS_TEST_CONC_SECONDS (default 20).
 set -u
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ -c /dev/fuse ] || skip "no /dev/fuse (FUSE not available here)"
-command -v fusermount3 >/dev/null || skip "fusermount3 not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-TD=$top_srcdir/../shared/testdata
-DATA=$TD/parquet-testing/data
-BAD=$TD/parquet-testing/bad_data
+WORK_NAME=pfs-test
+. "$(dirname "$0")/mount_lib.sh"
 EXP=$TD/expected/data
+BAD=$TD/parquet-testing/bad_data
 [ -d "$DATA" ] && [ -d "$EXP" ] || skip "test data not found at $TD"
-BIN=${PARQUETFS:-$top_builddir/src/parquetfs}
-case "$BIN" in /*) ;; *) BIN=$PWD/$BIN ;; esac
-[ -x "$BIN" ] || { echo "FAIL: no parquetfs binary at $BIN"; exit 1; }
-
-WORK=$(mktemp -d /tmp/pfs-test.XXXXXX)
-MNTS=()
-PIDS=()
-FAILS=0
-
-cleanup() {
-	local i
-	for i in "${!MNTS[@]}"; do
-		local m=${MNTS[$i]} p=${PIDS[$i]}
-		if mountpoint -q "$m" 2>/dev/null; then
-			timeout 10 fusermount3 -u "$m" 2>/dev/null
-		fi
-		if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
-			kill "$p" 2>/dev/null; sleep 0.5
-			kill -9 "$p" 2>/dev/null
-		fi
-		mountpoint -q "$m" 2>/dev/null && { timeout 10 fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; }
-	done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-# same MOUNTED EXPECTED: compares by reading (cmp -s trusts st_size, which is
-# 0 for an aggregate that was never read: doc/design.md)
-same() { cat "$1" 2>/dev/null | cmp -s - "$2"; }
-ok() { echo "ok: $*"; }
-
-# mount_fs MNT ARGS... : mounts in the foreground (background job), waits.
-mount_fs() {
-	local m=$1; shift
-	mkdir -p "$m"
-	"$BIN" -f "$@" "$m" 2>>"$WORK/daemon.log" &
-	MNTS+=("$m"); PIDS+=($!)
-	local i
-	for i in $(seq 100); do
-		mountpoint -q "$m" && return 0
-		kill -0 "${PIDS[-1]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "mount $* on $m did not come up: $(tail -c 300 "$WORK/daemon.log")"
-	return 1
-}
-
-# Processes with their cwd or an open file under mount point $1.
-holders() {
-	local p
-	for p in /proc/[0-9]*; do
-		{ readlink "$p/cwd"; ls -l "$p/fd" 2>/dev/null; } 2>/dev/null | grep -q "$1" &&
-			printf '%s ' "${p#/proc/}:$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-60)"
-	done
-}
-
-umount_fs() {
-	local m=$1 i gone=0
-	# EBUSY can be transient (a process elsewhere on the machine walking
-	# /tmp, a close not yet finished): retry before calling it a failure.
-	for i in $(seq 20); do
-		if fusermount3 -u "$m" 2>"$WORK/umount.err" || ! mountpoint -q "$m"; then
-			gone=1
-			break
-		fi
-		sleep 0.5
-	done
-	if [ $gone = 0 ]; then
-		fail "fusermount3 -u $m for 10 s: $(cat "$WORK/umount.err"); held by: $(holders "$m")"
-		fusermount3 -uz "$m" 2>/dev/null # detach, so the test goes on
-	fi
-	for i in "${!MNTS[@]}"; do
-		[ "${MNTS[$i]}" = "$m" ] && [ -n "${PIDS[$i]}" ] || continue
-		[ $gone = 1 ] || kill "${PIDS[$i]}" 2>/dev/null
-		wait "${PIDS[$i]}" 2>/dev/null
-		PIDS[$i]=""
-	done
-}
 
 KEYS=$WORK/keys.txt
 cp "$TD/keys.txt" "$KEYS" && chmod 600 "$KEYS"
@@ -594,13 +508,4 @@ else
 	echo "note: fstab mounting not tried (needs root and mount.fuse3)"
 fi
 
-if grep -q "AddressSanitizer\|runtime error" "$WORK/daemon.log" 2>/dev/null; then
-	fail "sanitizer reports in the daemon log:"; head -30 "$WORK/daemon.log"
-fi
-if [ $FAILS -ne 0 ]; then
-	echo "--- the daemons' log (last lines):"
-	tail -25 "$WORK/daemon.log" 2>/dev/null | sed 's/^/daemon: /'
-fi
-[ -n "${PFS_TEST_KEEP_LOG:-}" ] && cp "$WORK/daemon.log" "$PFS_TEST_KEEP_LOG"
-[ $FAILS -eq 0 ] && echo "PASS" || echo "$FAILS failure(s)"
-[ $FAILS -eq 0 ]
+finish

@@ -15,72 +15,11 @@
 # Env: PARQUETFS (binary), PFS_TEST_BIG_ROWS (rows of the kill -9 CSV).
 set -u
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ -c /dev/fuse ] || skip "no /dev/fuse (FUSE not available here)"
-command -v fusermount3 >/dev/null || skip "fusermount3 not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-TD=$top_srcdir/../shared/testdata
-DATA=$TD/parquet-testing/data
+WORK_NAME=pfs-staging
+. "$(dirname "$0")/mount_lib.sh"
 [ -f "$DATA/alltypes_plain.parquet" ] || skip "test data not found at $TD"
-BIN=${PARQUETFS:-$top_builddir/src/parquetfs}
-case "$BIN" in /*) ;; *) BIN=$PWD/$BIN ;; esac
-[ -x "$BIN" ] || { echo "FAIL: no parquetfs binary at $BIN"; exit 1; }
-
-WORK=$(mktemp -d /tmp/pfs-staging.XXXXXX)
-MNTS=()
-PIDS=()
-FAILS=0
-
-cleanup() {
-	local i
-	for i in "${!MNTS[@]}"; do
-		local m=${MNTS[$i]} p=${PIDS[$i]}
-		if mountpoint -q "$m" 2>/dev/null; then
-			timeout 10 fusermount3 -u "$m" 2>/dev/null
-		fi
-		if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
-			kill "$p" 2>/dev/null; sleep 0.5
-			kill -9 "$p" 2>/dev/null
-		fi
-		mountpoint -q "$m" 2>/dev/null && { timeout 10 fusermount3 -uz "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; }
-	done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-ok() { echo "ok: $*"; }
-# same FILE EXPECTED: by reading (aggregates report st_size 0 until read)
-same() { cat "$1" 2>/dev/null | cmp -s - "$2"; }
-
-mount_fs() {
-	local m=$1; shift
-	mkdir -p "$m"
-	"$BIN" -f "$@" "$m" 2>>"$WORK/daemon.log" &
-	MNTS+=("$m"); PIDS+=($!)
-	local i
-	for i in $(seq 100); do
-		mountpoint -q "$m" && return 0
-		kill -0 "${PIDS[-1]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "mount $* on $m did not come up: $(tail -c 300 "$WORK/daemon.log")"
-	return 1
-}
-
-umount_fs() {
-	local m=$1 i
-	# releases are asynchronous: the kernel drops those still queued at
-	# unmount (the daemon would never free those handles)
-	sleep 0.3
-	fusermount3 -u "$m" || fail "fusermount3 -u $m"
-	for i in "${!MNTS[@]}"; do
-		[ "${MNTS[$i]}" = "$m" ] && { wait "${PIDS[$i]}" 2>/dev/null; PIDS[$i]=""; }
-	done
-}
+# the last closes of a test must reach the daemon before it unmounts
+UMOUNT_SETTLE=0.3
 
 # pid of the daemon serving mount m
 pid_of() {
@@ -496,8 +435,4 @@ PY
 	fi
 fi
 
-if grep -q "AddressSanitizer\|runtime error\|LeakSanitizer" "$WORK/daemon.log" 2>/dev/null; then
-	fail "sanitizer reports in the daemon log:"; grep -A20 "Sanitizer\|runtime error" "$WORK/daemon.log" | head -40
-fi
-[ $FAILS -eq 0 ] && echo "PASS" || echo "$FAILS failure(s)"
-[ $FAILS -eq 0 ]
+finish
