@@ -163,13 +163,7 @@ static pq_status setup_column(conv *c, column *col, pq_error *err)
 	}
 	col->required = col->el->repetition_type == PQ_REQUIRED;
 	col->empty_is_value = col->type.kind == PQ_CV_STRING || col->type.kind == PQ_CV_BINARY;
-	switch (col->type.physical) {
-	case PQ_BOOLEAN: col->width = 1; break;
-	case PQ_INT32: case PQ_FLOAT: col->width = 4; break;
-	case PQ_INT64: case PQ_DOUBLE: col->width = 8; break;
-	case PQ_FIXED_LEN_BYTE_ARRAY: col->width = (size_t)col->type.type_length; break;
-	default: col->width = 0; break;
-	}
+	col->width = pq_value_width(col->type.physical, col->type.type_length);
 	return PQ_OK;
 }
 

@@ -30,24 +30,10 @@ pq_status pq_decode_dict_indices(const uint8_t *p, size_t len, uint32_t *out, si
 /* Element size of the dictionary's array, 0 for BYTE_ARRAY, -1 if unknown. */
 static int64_t elem_size(const pq_values *d)
 {
-	switch (d->type) {
-	case PQ_BOOLEAN:
-		return 1;
-	case PQ_INT32:
-	case PQ_FLOAT:
-		return 4;
-	case PQ_INT64:
-	case PQ_DOUBLE:
-		return 8;
-	case PQ_INT96:
-		return 12;
-	case PQ_FIXED_LEN_BYTE_ARRAY:
-		return d->type_length >= 0 ? d->type_length : -1;
-	case PQ_BYTE_ARRAY:
+	if (d->type == PQ_BYTE_ARRAY)
 		return 0;
-	default:
-		return -1;
-	}
+	size_t w = pq_value_width(d->type, d->type_length);
+	return w ? (int64_t)w : -1;
 }
 
 /* out[at + i] = dict[idx[i]] for i < k; out's array is already allocated. */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "pq_bytes.h"
+#include "pq_metadata.h" /* enum pq_type */
 
 typedef struct pq_values {
 	int32_t type;        /* enum pq_type */
@@ -22,5 +23,20 @@ typedef struct pq_values {
 		void *any;
 	} v;
 } pq_values;
+
+/* Bytes one value takes in a pq_values array of a physical type: BOOLEAN
+ * 1, INT32/FLOAT 4, INT64/DOUBLE 8, INT96 12, FIXED_LEN_BYTE_ARRAY its
+ * length; 0 for BYTE_ARRAY (views), an unknown type or a length <= 0. */
+static inline size_t pq_value_width(int32_t type, int32_t type_length)
+{
+	switch (type) {
+	case PQ_BOOLEAN: return 1;
+	case PQ_INT32: case PQ_FLOAT: return 4;
+	case PQ_INT64: case PQ_DOUBLE: return 8;
+	case PQ_INT96: return 12;
+	case PQ_FIXED_LEN_BYTE_ARRAY: return type_length > 0 ? (size_t)type_length : 0;
+	default: return 0; /* BYTE_ARRAY, unknown */
+	}
+}
 
 #endif

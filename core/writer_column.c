@@ -59,18 +59,6 @@ struct pq_wcol {
 	pq_wbloom bloomset;
 };
 
-static size_t width_of(int32_t type, int32_t type_length)
-{
-	switch (type) {
-	case PQ_BOOLEAN: return 1;
-	case PQ_INT32: case PQ_FLOAT: return 4;
-	case PQ_INT64: case PQ_DOUBLE: return 8;
-	case PQ_INT96: return 12;
-	case PQ_FIXED_LEN_BYTE_ARRAY: return (size_t)type_length;
-	default: return 0;
-	}
-}
-
 static bool encoding_fits(int enc, int32_t type)
 {
 	switch (enc) {
@@ -113,7 +101,7 @@ pq_status pq_wcol_new(pq_writer *w, uint32_t index, const pq_schema_element *el,
 	c->el = el;
 	c->type = el->type;
 	c->type_length = el->type == PQ_INT96 ? 12 : el->has_type_length ? el->type_length : 0;
-	c->width = width_of(c->type, c->type_length);
+	c->width = pq_value_width(c->type, c->type_length);
 	c->optional = el->repetition_type == PQ_OPTIONAL;
 	c->order = pq_writer_sort_order(el);
 	c->pstats.truncatable = c->cstats.truncatable = c->type == PQ_BYTE_ARRAY;

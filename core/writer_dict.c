@@ -12,18 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t width_of(int32_t type, int32_t type_length)
-{
-	switch (type) {
-	case PQ_BOOLEAN: return 1;
-	case PQ_INT32: case PQ_FLOAT: return 4;
-	case PQ_INT64: case PQ_DOUBLE: return 8;
-	case PQ_INT96: return 12;
-	case PQ_FIXED_LEN_BYTE_ARRAY: return (size_t)type_length;
-	default: return 0;
-	}
-}
-
 void pq_wdict_init(pq_wdict *d, int32_t type, int32_t type_length)
 {
 	memset(d, 0, sizeof *d);
@@ -89,7 +77,7 @@ static const uint8_t *entry(const pq_wdict *d, size_t e, size_t *n)
 		*n = offs[e + 1] - offs[e];
 		return d->data.p + offs[e];
 	}
-	size_t w = width_of(d->type, d->type_length);
+	size_t w = pq_value_width(d->type, d->type_length);
 	*n = w;
 	return d->data.p + e * w;
 }
@@ -103,7 +91,7 @@ pq_status pq_wdict_index(pq_wdict *d, const pq_values *v, size_t i, uint64_t has
 		p = v->v.ba[i].p;
 		n = v->v.ba[i].n;
 	} else {
-		n = width_of(d->type, d->type_length);
+		n = pq_value_width(d->type, d->type_length);
 		p = (const uint8_t *)v->v.any + i * n;
 	}
 	if (d->count * 2 >= d->cap)
