@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "pq_bloom.h"
+#include "test_files.h"
 
 #ifndef TESTDATA_DIR
 #define TESTDATA_DIR "../shared/testdata"
@@ -23,15 +24,9 @@
  * data is not there, so the caller skips rather than fails. */
 static uint8_t *slurp(const char *path, size_t *n)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	uint8_t *p = (uint8_t *)test_read_file(path, n);
+	if (!p)
 		fprintf(stderr, "SKIP: %s not found (shared test data absent)\n", path);
-		return NULL;
-	}
-	uint8_t *p = malloc(1 << 20);
-	ck_assert_ptr_nonnull(p);
-	*n = fread(p, 1, 1 << 20, f);
-	fclose(f);
 	return p;
 }
 

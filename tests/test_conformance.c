@@ -14,6 +14,7 @@
 
 #include "pq_dump.h"
 #include "pq_schema.h"
+#include "test_files.h"
 
 #define DATA_DIR TESTDATA_DIR "/parquet-testing/data"
 #define EXP_DIR TESTDATA_DIR "/expected/data"
@@ -21,38 +22,18 @@
 static char **files;
 static int nfiles;
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	long n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	char *p = malloc((size_t)n + 1);
-	if (p && fread(p, 1, (size_t)n, fp) != (size_t)n) {
-		free(p);
-		p = NULL;
-	}
-	fclose(fp);
-	if (p) {
-		p[n] = '\0';
-		*len = (size_t)n;
-	}
-	return p;
-}
 
 /* The expected text of an output, following facts.json's same_as. */
 static char *expected(const char *file, const char *name, size_t *len)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s/%s", EXP_DIR, file, name);
-	char *t = slurp(path, len);
+	char *t = test_read_file(path, len);
 	if (t)
 		return t;
 	snprintf(path, sizeof path, "%s/%s/facts.json", EXP_DIR, file);
 	size_t flen;
-	char *facts = slurp(path, &flen);
+	char *facts = test_read_file(path, &flen);
 	if (!facts)
 		return NULL;
 	char key[1024];
@@ -65,7 +46,7 @@ static char *expected(const char *file, const char *name, size_t *len)
 		if (q) {
 			*q = '\0';
 			snprintf(path, sizeof path, "%s/%s/%s", EXP_DIR, file, sa);
-			t = slurp(path, len);
+			t = test_read_file(path, len);
 		}
 	}
 	free(facts);
@@ -156,7 +137,7 @@ static void collect(void)
 		char p[4096];
 		snprintf(p, sizeof p, "%s/%s/facts.json", EXP_DIR, e->d_name);
 		size_t n;
-		char *facts = slurp(p, &n);
+		char *facts = test_read_file(p, &n);
 		if (!facts)
 			continue;
 		bool skip = strstr(facts, "\"expect_error\"") || strstr(facts, "\"robustness_only\"");

@@ -22,6 +22,7 @@
 #include "pq_csv.h"
 #include "pq_file.h"
 #include "pq_schema.h"
+#include "test_files.h"
 
 static int tmpfd_with(const char *content, size_t n)
 {
@@ -397,22 +398,6 @@ END_TEST
  * (kind "bytes" in facts.json: rendered as text or 0x-hex) are the
  * exception, since their text is not their value; those files only must
  * not crash. */
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	pq_buf b = PQ_BUF_INIT;
-	char tmp[65536];
-	size_t got;
-	while ((got = fread(tmp, 1, sizeof tmp, fp)) > 0)
-		pq_buf_append(&b, tmp, got);
-	fclose(fp);
-	pq_buf_putc(&b, '\0');
-	ck_assert(!b.oom);
-	*n = b.len - 1;
-	return (char *)b.p;
-}
 
 START_TEST(test_roundtrip_conformance)
 {
@@ -430,7 +415,7 @@ START_TEST(test_roundtrip_conformance)
 		char path[1024];
 		size_t n;
 		snprintf(path, sizeof path, "%s/%s/facts.json", dir, de->d_name);
-		char *fj = slurp(path, &n);
+		char *fj = test_read_file(path, &n);
 		if (!fj)
 			continue;
 		mj *facts = mj_parse(fj, n);
@@ -468,7 +453,7 @@ START_TEST(test_roundtrip_conformance)
 		pq_file_free(f);
 		close(fd);
 		snprintf(path, sizeof path, "%s/%s/data.csv", dir, de->d_name);
-		char *csv = slurp(path, &n);
+		char *csv = test_read_file(path, &n);
 		if (!csv) { /* large files have no expected data.csv */
 			pq_buf_free(&schema);
 			continue;

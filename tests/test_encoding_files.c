@@ -24,6 +24,7 @@
 #include <zstd.h>
 
 #include "pq_encoding.h"
+#include "test_files.h"
 
 #ifndef TESTDATA_DIR
 #define TESTDATA_DIR "../shared/testdata"
@@ -38,23 +39,6 @@ static char where[512]; /* file, column, page: for failure messages */
 		ck_assert_msg(st_ == PQ_OK, "%s: %s: %s", where, what, err.msg); \
 	} while (0)
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *p = malloc(cap + 1);
-	for (size_t k; (k = fread(p + n, 1, cap - n, f)) > 0;) {
-		n += k;
-		if (n == cap)
-			p = realloc(p, (cap *= 2) + 1);
-	}
-	fclose(f);
-	p[n] = 0;
-	*len = n;
-	return p;
-}
 
 /* ---- facts.json (just the keys used here, in the order they appear) ---- */
 
@@ -755,7 +739,7 @@ START_TEST(test_files_against_expected)
 		char path[1024];
 		size_t jlen, flen;
 		snprintf(path, sizeof path, TESTDATA_DIR "/expected/data/%s/facts.json", names[fi]);
-		char *js = slurp(path, &jlen);
+		char *js = test_read_file(path, &jlen);
 		if (!js)
 			continue;
 		bool ok = read_facts(js, f);
@@ -768,7 +752,7 @@ START_TEST(test_files_against_expected)
 		if (!supported)
 			continue;
 		snprintf(path, sizeof path, TESTDATA_DIR "/parquet-testing/data/%s", names[fi]);
-		uint8_t *file = (uint8_t *)slurp(path, &flen);
+		uint8_t *file = (uint8_t *)test_read_file(path, &flen);
 		ck_assert_msg(file, "cannot read %s", path);
 		if (flen != f->size) {
 			/* Damaged test data is reported, not blamed on the decoders. */
@@ -784,7 +768,7 @@ START_TEST(test_files_against_expected)
 			snprintf(path, sizeof path, TESTDATA_DIR "/expected/data/%s/columns/%s/values.txt",
 				 names[fi], f->cols[ci].dir);
 			/* Some large outputs are not stored: decode without comparing. */
-			e.text = e.cur = slurp(path, &elen);
+			e.text = e.cur = test_read_file(path, &elen);
 			for (int k = 0; k < f->nchunks; k++) {
 				if (f->chunks[k].col != ci)
 					continue;

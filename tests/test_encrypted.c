@@ -18,6 +18,7 @@
 #include "pq_keyring.h"
 #include "pq_metadata.h"
 #include "pq_schema.h"
+#include "test_files.h"
 
 #define DATA_DIR TESTDATA_DIR "/parquet-testing/data"
 #define EXP_DIR TESTDATA_DIR "/expected/data"
@@ -27,33 +28,13 @@ static char **files;
 static int nfiles;
 static pq_keyring *keys;
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	long n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	char *p = malloc((size_t)n + 1);
-	if (p && fread(p, 1, (size_t)n, fp) != (size_t)n) {
-		free(p);
-		p = NULL;
-	}
-	fclose(fp);
-	if (p) {
-		p[n] = '\0';
-		*len = (size_t)n;
-	}
-	return p;
-}
 
 static void compare(const char *file, const char *name, const pq_buf *got)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s/%s", EXP_DIR, file, name);
 	size_t elen;
-	char *exp = slurp(path, &elen);
+	char *exp = test_read_file(path, &elen);
 	ck_assert_msg(exp, "%s: no expectation %s", file, name);
 	bool same = elen == got->len && memcmp(exp, got->p, elen) == 0;
 	size_t i = 0;
@@ -268,7 +249,7 @@ static int tmpfile_with_flip(const char *src, uint64_t off)
 	size_t n;
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", DATA_DIR, src);
-	char *b = slurp(path, &n);
+	char *b = test_read_file(path, &n);
 	ck_assert(b && off < n);
 	b[off] ^= 0x01;
 	char tmpl[] = "/tmp/pq-tamper-XXXXXX";
@@ -449,7 +430,7 @@ static void flip_fuzz(const char *file, int flips)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", DATA_DIR, file);
 	size_t n;
-	char *orig = slurp(path, &n);
+	char *orig = test_read_file(path, &n);
 	ck_assert(orig);
 	char *b = malloc(n);
 	uint64_t x = 0x9E3779B97F4A7C15u;
@@ -486,7 +467,7 @@ static void flip_fuzz(const char *file, int flips)
 				snprintf(name, sizeof name, "columns/%s/values.txt", leaf->dir);
 				snprintf(ep, sizeof ep, "%s/%s/%s", EXP_DIR, file, name);
 				size_t elen;
-				char *exp = slurp(ep, &elen);
+				char *exp = test_read_file(ep, &elen);
 				ck_assert_msg(exp && elen == out.len && memcmp(exp, out.p, elen) == 0,
 					      "%s: flip at %zu: %s rendered wrong values", file, off, leaf->path);
 				free(exp);
@@ -528,7 +509,7 @@ static void collect(void)
 		char p[4096];
 		snprintf(p, sizeof p, "%s/%s/facts.json", EXP_DIR, e->d_name);
 		size_t n;
-		char *facts = slurp(p, &n);
+		char *facts = test_read_file(p, &n);
 		if (!facts)
 			continue;
 		bool skip = strstr(facts, "\"expect_error\"") != NULL;

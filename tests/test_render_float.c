@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pq_render.h"
+#include "test_files.h"
 
 static const char *fmt_double_bits(uint64_t bits)
 {
@@ -223,33 +224,6 @@ END_TEST
 
 /* ---- golden float text from the test data (DuckDB) ------------------- */
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *p = malloc(cap);
-	size_t r;
-	while (p && (r = fread(p + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
-		if (cap - n - 1 == 0) {
-			char *q = realloc(p, cap * 2);
-			if (!q) {
-				free(p);
-				p = NULL;
-				break;
-			}
-			p = q;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	if (p)
-		p[n] = '\0';
-	*len = n;
-	return p;
-}
 
 /* Checks each float line of one values.txt: formatting the value it
  * reads back as gives the same line. Returns the count checked. A file
@@ -258,7 +232,7 @@ static char *slurp(const char *path, size_t *len)
 static size_t check_float_file(const char *path, int bits)
 {
 	size_t len, count = 0;
-	char *text = slurp(path, &len);
+	char *text = test_read_file(path, &len);
 	if (!text)
 		return 0;
 	char buf[32];
@@ -298,7 +272,7 @@ START_TEST(test_expected_floats)
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s/facts.json", base, de->d_name);
 		size_t len;
-		char *facts = slurp(path, &len);
+		char *facts = test_read_file(path, &len);
 		if (!facts)
 			continue;
 		/* Leaf column entries: "dir": "...", ..., "kind": "float",

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pq_dump.h"
+#include "test_files.h"
 
 #define DATA_DIR TESTDATA_DIR "/parquet-testing/data"
 #define BAD_DIR TESTDATA_DIR "/parquet-testing/bad_data"
@@ -26,22 +27,7 @@ static int tmp_fd = -1;
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	uint8_t *p = malloc((size_t)st.st_size + 1);
-	ssize_t n = p ? read(fd, p, (size_t)st.st_size) : -1;
-	close(fd);
-	if (n != st.st_size) {
-		free(p);
-		return NULL;
-	}
-	*len = (size_t)n;
-	return p;
+	return (uint8_t *)test_read_file(path, len);
 }
 
 /* Renders every view of the file; errors are fine, crashes are not.

@@ -11,6 +11,7 @@
 #include "pq_assemble.h"
 #include "pq_schema.h"
 #include "schema_builder.h"
+#include "test_files.h"
 
 /* ---- hand-built element lists ------------------------------------------ */
 
@@ -778,17 +779,7 @@ END_TEST
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *p = malloc(n > 0 ? (size_t)n + 1 : 1);
-	*len = n > 0 ? fread(p, 1, (size_t)n, f) : 0;
-	p[*len] = 0;
-	fclose(f);
-	return p;
+	return (uint8_t *)test_read_file(path, len);
 }
 
 /* Finds `"key": ` after *pos (before end) and returns where its value starts. */
