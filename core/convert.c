@@ -583,11 +583,10 @@ pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,
 {
 	conv c = {.name = display_name ? display_name : "input"};
 	pq_write_options defaults;
-	if (!opts) {
-		pq_write_options_init(&defaults);
+	pq_write_options_init(&defaults);
+	if (!opts)
 		opts = &defaults;
-	}
-	c.row_group_rows = opts->row_group_rows ? opts->row_group_rows : 1048576;
+	c.row_group_rows = opts->row_group_rows ? opts->row_group_rows : defaults.row_group_rows;
 	pq_arena_init(&c.arena, 0);
 	if (stats)
 		memset(stats, 0, sizeof *stats);

@@ -1,7 +1,9 @@
 #include "config.h"
 
-/* The writer's options: the contract's defaults, and the per-column
- * choices (value encoding, bloom filter) looked up by column name. */
+/* The writer's options: the contract's defaults (the one place they are
+ * set: the mount's staging/ and parquetfs-convert start from them too, see
+ * pfs_options_check_writer), and the per-column choices (value encoding,
+ * bloom filter) looked up by column name. */
 
 #define PQ_WRITER_INTERNAL
 #include "writer_internal.h"

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pq_convert.h"
+
 #define PFS_DEFAULT_CACHE_SIZE ((uint64_t)256 << 20)
 #define PFS_DEFAULT_STAGING "staging"
 
@@ -32,14 +34,11 @@ typedef struct pfs_options {
 	char *source_abs;     /* realpath of SOURCE */
 	bool source_is_file;  /* SOURCE is one Parquet file */
 	uint64_t cache_size;
-	int codec;            /* enum pq_codec_id */
-	int compression_level;
-	bool has_compression_level;
-	uint64_t row_group_rows;
-	uint64_t page_size;
-	int data_page_version;
-	bool dictionary, page_index, crc;
-	double bloom_fpp;
+	/* The writer options (staging/ and parquetfs-convert alike): the core
+	 * defaults with codec= ... bloom_fpp= applied; bloom_columns points
+	 * into bloom_list. No encryption keys (resolved per file). */
+	pq_write_options write;
+	char **bloom_list;    /* bloom_filter= split at ';' (one allocation) */
 	bool encrypt_ctr;     /* encryption_algorithm=gcm-ctr */
 } pfs_options;
 
@@ -50,8 +49,9 @@ bool pfs_parse_size(const char *s, uint64_t *out);
 /* "A;B;C" with no empty item; with pairs, every item is NAME:ID. */
 bool pfs_option_list_ok(const char *s, bool pairs);
 /* Checks the writer options alone (codec_s ... bloom_fpp_s) and fills
- * codec ... bloom_fpp, defaults for those not given (src/options_writer.c;
- * parquetfs-convert uses it too). */
+ * write: pq_write_options_init's defaults for those not given
+ * (src/options_writer.c; the one mapping of these options, parquetfs-convert
+ * uses it too). false with a message when a value is bad or memory ran out. */
 bool pfs_options_check_writer(pfs_options *o, char *msg, size_t msglen);
 /* Checks every option and SOURCE; on failure writes a one-line message. */
 bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen);

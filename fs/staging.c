@@ -693,47 +693,6 @@ void pfs_stg_unlink(fuse_req_t req, pfs_node *dir, const char *name)
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
-static void write_options(pfs_staging *s, const pfs_options *o)
-{
-	pq_write_options *w = &s->wopts;
-	pq_write_options_init(w);
-	w->codec = o->codec;
-	w->compression_level = o->compression_level;
-	w->has_compression_level = o->has_compression_level;
-	w->row_group_rows = o->row_group_rows;
-	w->page_size = o->page_size;
-	w->data_page_version = o->data_page_version;
-	w->dictionary = o->dictionary;
-	w->page_index = o->page_index;
-	w->crc = o->crc;
-	w->bloom_fpp = o->bloom_fpp;
-	w->bloom_columns = s->bloom_cols;
-	/* Encryption keys are resolved per file at conversion
-	 * (staging_publish.c), as key_file sections depend on the path. */
-}
-
-/* bloom_filter=A;B;C as a NULL-terminated array (validated: no empty item). */
-static int split_bloom(pfs_staging *s, const char *list)
-{
-	if (!list)
-		return 0;
-	size_t n = 1;
-	for (const char *c = list; *c; c++)
-		n += *c == ';';
-	s->bloom_buf = strdup(list);
-	s->bloom_cols = calloc(n + 1, sizeof *s->bloom_cols);
-	if (!s->bloom_buf || !s->bloom_cols)
-		return -ENOMEM;
-	size_t i = 0;
-	for (char *tok = s->bloom_buf, *semi; tok; tok = semi) {
-		semi = strchr(tok, ';');
-		if (semi)
-			*semi++ = '\0';
-		s->bloom_cols[i++] = tok;
-	}
-	return 0;
-}
-
 pq_status pfs_staging_new(pfs_fs *fs, pfs_staging **out, pq_error *err)
 {
 	*out = NULL;
@@ -749,12 +708,14 @@ pq_status pfs_staging_new(pfs_fs *fs, pfs_staging **out, pq_error *err)
 	s->store = malloc(n);
 	s->by_rel = calloc(s->nbuckets, sizeof *s->by_rel);
 	s->by_id = calloc(s->nbuckets, sizeof *s->by_id);
-	if (!s->store || !s->by_rel || !s->by_id || split_bloom(s, fs->opts->bloom_filter)) {
+	if (!s->store || !s->by_rel || !s->by_id) {
 		pfs_staging_free(s);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
 	snprintf(s->store, n, "%s/%s", fs->opts->source_abs, STG_STORE);
-	write_options(s, fs->opts);
+	/* Encryption keys are resolved per file at conversion
+	 * (staging_publish.c), as key_file sections depend on the path. */
+	s->wopts = fs->opts->write;
 	s->root_ent = stg_ent_get(s, "");
 	s->root = s->root_ent ? node_of(s, s->root_ent, PFS_K_STG_DIR) : NULL;
 	if (!s->root) {
@@ -793,7 +754,5 @@ void pfs_staging_free(pfs_staging *s)
 	free(s->by_rel);
 	free(s->by_id);
 	free(s->store);
-	free(s->bloom_buf);
-	free((void *)s->bloom_cols);
 	free(s);
 }

@@ -63,8 +63,6 @@ struct pfs_staging {
 	stg_ent *root_ent;
 	pfs_node *root;       /* staging/ */
 	pq_write_options wopts;
-	char *bloom_buf;      /* bloom_filter= split in place */
-	const char **bloom_cols;
 	pthread_mutex_t target_locks[STG_TARGET_LOCKS];
 	atomic_uint tmp_seq;
 	pthread_t recovery;

@@ -190,20 +190,6 @@ out:
 }
 
 /* Bloom filter columns "a;b" as a NULL-terminated list (in place). */
-static char **bloom_list(char *s)
-{
-	size_t n = 1;
-	for (char *p = s; *p; p++)
-		n += *p == ';';
-	char **v = calloc(n + 1, sizeof *v);
-	if (!v)
-		return NULL;
-	size_t i = 0;
-	for (char *save = NULL, *it = strtok_r(s, ";", &save); it; it = strtok_r(NULL, ";", &save))
-		v[i++] = it;
-	return v;
-}
-
 static int fsync_dir(const char *path)
 {
 	char *copy = strdup(path);
@@ -345,7 +331,6 @@ int main(int argc, char **argv)
 	char msg[512];
 	int rc = 2;
 	char *schema = NULL;
-	char **bloom = NULL;
 	pq_write_keys keys;
 	memset(&keys, 0, sizeof keys);
 	for (int i = 1; i < argc; i++) {
@@ -433,26 +418,7 @@ int main(int argc, char **argv)
 		}
 	}
 	free(guess);
-	pq_write_options wo;
-	pq_write_options_init(&wo);
-	wo.codec = c.o.codec;
-	wo.compression_level = c.o.compression_level;
-	wo.has_compression_level = c.o.has_compression_level;
-	wo.row_group_rows = c.o.row_group_rows;
-	wo.page_size = c.o.page_size;
-	wo.data_page_version = c.o.data_page_version;
-	wo.dictionary = c.o.dictionary;
-	wo.page_index = c.o.page_index;
-	wo.crc = c.o.crc;
-	wo.bloom_fpp = c.o.bloom_fpp;
-	if (c.o.bloom_filter) {
-		bloom = bloom_list(c.o.bloom_filter);
-		if (!bloom) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			goto done;
-		}
-		wo.bloom_columns = (const char *const *)bloom;
-	}
+	pq_write_options wo = c.o.write;
 	if (!encryption(&c.o, pos[1], &keys, &wo, msg, sizeof msg)) {
 		fprintf(stderr, "%s: %s\n", prog, msg);
 		rc = 2;
@@ -462,7 +428,6 @@ int main(int argc, char **argv)
 done:
 	pq_write_keys_free(&keys);
 	pq_keyring_free(kr);
-	free(bloom);
 	free(schema);
 	free(c.schema_path);
 	free(c.format);

@@ -31,6 +31,9 @@ void pfs_options_free(pfs_options *o)
 		free(*s[i]);
 		*s[i] = NULL;
 	}
+	free(o->bloom_list);
+	o->bloom_list = NULL;
+	o->write.bloom_columns = NULL;
 }
 
 bool pfs_parse_size(const char *s, uint64_t *out)
@@ -131,25 +134,53 @@ bool pfs_option_list_ok(const char *s, bool pairs)
 	}
 }
 
+/* bloom_filter=A;B;C (validated: no empty item) as a NULL-terminated
+ * array, the strings copied behind it: one allocation. */
+static char **split_list(const char *list)
+{
+	size_t n = 1, len = strlen(list);
+	for (const char *c = list; *c; c++)
+		n += *c == ';';
+	char **v = malloc((n + 1) * sizeof *v + len + 1);
+	if (!v)
+		return NULL;
+	char *text = memcpy((char *)(v + n + 1), list, len + 1);
+	size_t i = 0;
+	for (char *tok = text, *semi; tok; tok = semi) {
+		semi = strchr(tok, ';');
+		if (semi)
+			*semi++ = '\0';
+		v[i++] = tok;
+	}
+	v[i] = NULL;
+	return v;
+}
+
 bool pfs_options_check_writer(pfs_options *o, char *msg, size_t msglen)
 {
-	size_t ci = 4; /* zstd */
+	pq_write_options *w = &o->write;
+	pq_write_options_init(w);
+	free(o->bloom_list);
+	o->bloom_list = NULL;
+	size_t ci = 0, nc = sizeof codecs / sizeof codecs[0];
+	while (ci < nc && codecs[ci].id != w->codec)
+		ci++;
 	if (o->codec_s) {
-		for (ci = 0; ci < sizeof codecs / sizeof codecs[0]; ci++)
+		for (ci = 0; ci < nc; ci++)
 			if (!strcasecmp(o->codec_s, codecs[ci].name))
 				break;
-		if (ci == sizeof codecs / sizeof codecs[0]) {
+		if (ci == nc) {
 			snprintf(msg, msglen, "codec=%s: expected uncompressed, snappy, gzip, "
 				 "brotli, zstd or lz4_raw", o->codec_s);
 			return false;
 		}
+		w->codec = codecs[ci].id;
 	}
-	o->codec = codecs[ci].id;
 	if (o->compression_level_s) {
 		long v;
-		if (codecs[ci].lo > codecs[ci].hi) {
+		if (ci == nc || codecs[ci].lo > codecs[ci].hi) {
 			snprintf(msg, msglen, "compression_level=%s: codec %s has no levels",
-				 o->compression_level_s, codecs[ci].name);
+				 o->compression_level_s, ci == nc ? "?" : codecs[ci].name);
 			return false;
 		}
 		if (!parse_int(o->compression_level_s, codecs[ci].lo, codecs[ci].hi, &v)) {
@@ -158,23 +189,20 @@ bool pfs_options_check_writer(pfs_options *o, char *msg, size_t msglen)
 				 codecs[ci].hi);
 			return false;
 		}
-		o->compression_level = (int)v;
-		o->has_compression_level = true;
+		w->compression_level = (int)v;
+		w->has_compression_level = true;
 	}
-	o->row_group_rows = 1048576;
-	if (o->row_group_rows_s && (!pfs_parse_size(o->row_group_rows_s, &o->row_group_rows) ||
-				    o->row_group_rows == 0 || o->row_group_rows > INT64_MAX)) {
+	if (o->row_group_rows_s && (!pfs_parse_size(o->row_group_rows_s, &w->row_group_rows) ||
+				    w->row_group_rows == 0 || w->row_group_rows > INT64_MAX)) {
 		snprintf(msg, msglen, "row_group_rows=%s: expected a positive number of rows",
 			 o->row_group_rows_s);
 		return false;
 	}
-	o->page_size = 1 << 20;
-	if (o->page_size_s && (!pfs_parse_size(o->page_size_s, &o->page_size) ||
-			       o->page_size == 0 || o->page_size > (1u << 30))) {
+	if (o->page_size_s && (!pfs_parse_size(o->page_size_s, &w->page_size) ||
+			       w->page_size == 0 || w->page_size > (1u << 30))) {
 		snprintf(msg, msglen, "page_size=%s: expected a size from 1 to 1G", o->page_size_s);
 		return false;
 	}
-	o->data_page_version = 1;
 	if (o->data_page_version_s) {
 		long v;
 		if (!parse_int(o->data_page_version_s, 1, 2, &v)) {
@@ -182,15 +210,14 @@ bool pfs_options_check_writer(pfs_options *o, char *msg, size_t msglen)
 				 o->data_page_version_s);
 			return false;
 		}
-		o->data_page_version = (int)v;
+		w->data_page_version = (int)v;
 	}
 	struct { const char *name, *val; bool *out; } flags[] = {
-		{"dictionary", o->dictionary_s, &o->dictionary},
-		{"page_index", o->page_index_s, &o->page_index},
-		{"crc", o->crc_s, &o->crc},
+		{"dictionary", o->dictionary_s, &w->dictionary},
+		{"page_index", o->page_index_s, &w->page_index},
+		{"crc", o->crc_s, &w->crc},
 	};
 	for (size_t i = 0; i < 3; i++) {
-		*flags[i].out = true;
 		if (flags[i].val && !parse_onoff(flags[i].val, flags[i].out)) {
 			snprintf(msg, msglen, "%s=%s: expected on or off", flags[i].name, flags[i].val);
 			return false;
@@ -200,7 +227,6 @@ bool pfs_options_check_writer(pfs_options *o, char *msg, size_t msglen)
 		snprintf(msg, msglen, "bloom_filter=%s: expected COLUMN[;COLUMN...]", o->bloom_filter);
 		return false;
 	}
-	o->bloom_fpp = 0.01;
 	if (o->bloom_fpp_s) {
 		char *end;
 		errno = 0;
@@ -210,8 +236,15 @@ bool pfs_options_check_writer(pfs_options *o, char *msg, size_t msglen)
 				 "(exclusive)", o->bloom_fpp_s);
 			return false;
 		}
-		o->bloom_fpp = v;
+		w->bloom_fpp = v;
+	}
+	if (o->bloom_filter) {
+		o->bloom_list = split_list(o->bloom_filter);
+		if (!o->bloom_list) {
+			snprintf(msg, msglen, "out of memory");
+			return false;
+		}
+		w->bloom_columns = (const char *const *)o->bloom_list;
 	}
 	return true;
 }
-
