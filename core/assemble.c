@@ -352,7 +352,7 @@ static pq_status row_starts(asm_state *st, size_t nleaves, bool *more)
 }
 
 pq_status pq_assemble_rows(const pq_schema *s, pq_leaf_cursor *cursors, uint64_t max_rows,
-			   pq_rows_format fmt, pq_buf *out, uint64_t *rows_done, pq_error *err)
+			   pq_row_format fmt, pq_buf *out, uint64_t *rows_done, pq_error *err)
 {
 	*rows_done = 0;
 	asm_state st = {s, pq_schema_leaf(s, 0), cursors, err, PQ_BUF_INIT, PQ_BUF_INIT};

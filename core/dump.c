@@ -33,7 +33,7 @@ static pq_status flush_to(int fd, pq_buf *out, pq_error *err)
 static pq_status dump_rows(const pq_file *f, uint32_t rg, pq_row_format fmt, pq_buf *out,
 			   int fd, pq_error *err)
 {
-	if (fmt == PQ_FMT_CSV)
+	if (fmt == PQ_ROWS_CSV)
 		pq_text_csv_header(f, out);
 	uint32_t first = rg == PQ_ALL ? 0 : rg;
 	uint32_t last = rg == PQ_ALL ? f->md.row_groups.n : rg + 1;

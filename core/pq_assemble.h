@@ -39,7 +39,9 @@ typedef struct pq_leaf_cursor {
 				      zero it when (re)initializing a cursor */
 } pq_leaf_cursor;
 
-typedef enum pq_rows_format { PQ_ROWS_CSV, PQ_ROWS_JSONL } pq_rows_format;
+/* The row output of data.csv / data.jsonl: the one format enum of the
+ * assembler, the flat renderer, the row reader (pq_file.h) and the dumps. */
+typedef enum pq_row_format { PQ_ROWS_CSV, PQ_ROWS_JSONL } pq_row_format;
 
 /* Renders up to max_rows rows (a row: every leaf advanced to its next slot
  * with repetition level 0, or to its end), appending them to out, one line
@@ -49,7 +51,7 @@ typedef enum pq_rows_format { PQ_ROWS_CSV, PQ_ROWS_JSONL } pq_rows_format;
  * On failure out is cut back to the end of the last whole row (*rows_done
  * counts those). The CSV header is pq_rows_header()'s. */
 pq_status pq_assemble_rows(const pq_schema *s, pq_leaf_cursor *cursors, uint64_t max_rows,
-			   pq_rows_format fmt, pq_buf *out, uint64_t *rows_done, pq_error *err);
+			   pq_row_format fmt, pq_buf *out, uint64_t *rows_done, pq_error *err);
 
 /* Flat schemas (every top-level field a non-repeated primitive, in leaf
  * order) have a faster row renderer with the same output: column by
@@ -57,7 +59,7 @@ pq_status pq_assemble_rows(const pq_schema *s, pq_leaf_cursor *cursors, uint64_t
  * pq_assemble_rows; on failure nothing of the failing batch is appended. */
 bool pq_schema_is_flat(const pq_schema *s);
 typedef struct pq_flat_rows pq_flat_rows;
-pq_status pq_flat_rows_new(const pq_schema *s, pq_rows_format fmt, pq_flat_rows **out,
+pq_status pq_flat_rows_new(const pq_schema *s, pq_row_format fmt, pq_flat_rows **out,
 			   pq_error *err);
 pq_status pq_flat_rows_next(pq_flat_rows *f, pq_leaf_cursor *cursors, uint64_t max_rows,
 			    pq_buf *out, uint64_t *rows_done, pq_error *err);

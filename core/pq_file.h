@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "pq_arena.h"
+#include "pq_assemble.h" /* pq_row_format */
 #include "pq_buf.h"
 #include "pq_error.h"
 #include "pq_metadata.h"
@@ -150,7 +151,6 @@ bool pq_column_has_levels(const pq_file *f, uint32_t col);
 
 /* ---- Row rendering (data.csv / data.jsonl), resumable ----------------------- */
 
-typedef enum { PQ_FMT_CSV, PQ_FMT_JSONL } pq_row_format;
 typedef struct pq_row_reader pq_row_reader;
 
 /* Renders the rows of one row group, in pieces: each call appends about

@@ -73,8 +73,7 @@ pq_status pq_row_reader_open(const pq_file *f, uint32_t rg, pq_row_format fmt,
 		r->cursors[c].ctx = s;
 	}
 	if (st == PQ_OK && pq_schema_is_flat(pq_file_schema(f)))
-		st = pq_flat_rows_new(pq_file_schema(f),
-				      fmt == PQ_FMT_CSV ? PQ_ROWS_CSV : PQ_ROWS_JSONL, &r->flat, err);
+		st = pq_flat_rows_new(pq_file_schema(f), fmt, &r->flat, err);
 	if (st != PQ_OK) {
 		pq_row_reader_free(r);
 		return st;
@@ -97,8 +96,7 @@ pq_status pq_row_reader_next(pq_row_reader *r, size_t chunk_hint, pq_buf *out, b
 				r->done = true;
 			continue;
 		}
-		PQ_TRY(pq_assemble_rows(pq_file_schema(r->f), r->cursors, 1024,
-					r->fmt == PQ_FMT_CSV ? PQ_ROWS_CSV : PQ_ROWS_JSONL, out, &got,
+		PQ_TRY(pq_assemble_rows(pq_file_schema(r->f), r->cursors, 1024, r->fmt, out, &got,
 					err));
 		if (got < 1024)
 			r->done = true;

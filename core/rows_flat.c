@@ -17,7 +17,7 @@
 struct pq_flat_rows {
 	const pq_schema *s;
 	size_t ncols;
-	pq_rows_format fmt;
+	pq_row_format fmt;
 	pq_buf *cols;     /* per column: the batch's rendered values */
 	size_t *ends;     /* per column: FLAT_BATCH end offsets */
 	pq_bytes *prefix; /* per column: what comes before its field */
@@ -52,7 +52,7 @@ void pq_flat_rows_free(pq_flat_rows *f)
 	free(f);
 }
 
-pq_status pq_flat_rows_new(const pq_schema *s, pq_rows_format fmt, pq_flat_rows **out,
+pq_status pq_flat_rows_new(const pq_schema *s, pq_row_format fmt, pq_flat_rows **out,
 			   pq_error *err)
 {
 	*out = NULL;

@@ -90,7 +90,7 @@ static void record_size(pfs_stream *s, pfs_kind kind, uint32_t rg, uint32_t col,
 /* Row group body size (its rows, without the header), if known. */
 static uint64_t rg_body(pfs_stream *s, uint32_t rg)
 {
-	if (s->fmt == PQ_FMT_JSONL)
+	if (s->fmt == PQ_ROWS_JSONL)
 		return known_size(s, PFS_K_RG_JSONL, rg, 0, 0);
 	uint64_t sz = known_size(s, PFS_K_RG_CSV, rg, 0, 0);
 	return sz == PFS_SIZE_UNKNOWN || sz < s->hdr_len ? PFS_SIZE_UNKNOWN : sz - s->hdr_len;
@@ -136,8 +136,8 @@ int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out)
 	case PFS_K_CSV:
 	case PFS_K_JSONL:
 		s->rows = true;
-		s->fmt = s->kind == PFS_K_CSV || s->kind == PFS_K_RG_CSV ? PQ_FMT_CSV : PQ_FMT_JSONL;
-		s->header = s->fmt == PQ_FMT_CSV;
+		s->fmt = s->kind == PFS_K_CSV || s->kind == PFS_K_RG_CSV ? PQ_ROWS_CSV : PQ_ROWS_JSONL;
+		s->header = s->fmt == PQ_ROWS_CSV;
 		break;
 	case PFS_K_CHUNK_VALUES:
 	case PFS_K_CHUNK_LEVELS:
@@ -339,7 +339,7 @@ static int step_rows(pfs_stream *s)
 		if (s->win.oom)
 			return -ENOMEM;
 		uint64_t body = s->pos - s->seg_start;
-		if (s->fmt == PQ_FMT_CSV)
+		if (s->fmt == PQ_ROWS_CSV)
 			record_size(s, PFS_K_RG_CSV, s->cur_rg, 0, 0, s->hdr_len + body);
 		else
 			record_size(s, PFS_K_RG_JSONL, s->cur_rg, 0, 0, body);
@@ -366,7 +366,7 @@ static int step_rows(pfs_stream *s)
 	if (done) {
 		uint64_t body = s->pos - s->seg_start;
 		if (s->seg_whole) {
-			if (s->fmt == PQ_FMT_CSV)
+			if (s->fmt == PQ_ROWS_CSV)
 				record_size(s, PFS_K_RG_CSV, s->cur_rg, 0, 0, s->hdr_len + body);
 			else
 				record_size(s, PFS_K_RG_JSONL, s->cur_rg, 0, 0, body);

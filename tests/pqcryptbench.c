@@ -61,7 +61,7 @@ static int measure(const pq_file *f, int passes, double *cols, double *csv, size
 		}
 		double t1 = now();
 		out.len = 0;
-		if (pq_dump_rows(f, PQ_ALL, PQ_FMT_CSV, &out, &err) != PQ_OK) {
+		if (pq_dump_rows(f, PQ_ALL, PQ_ROWS_CSV, &out, &err) != PQ_OK) {
 			fprintf(stderr, "data.csv: %s\n", err.msg);
 			pq_buf_free(&out);
 			return -1;

@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 		/* streamed, as the mount serves it: memory stays small */
 		fflush(stdout);
 		s = pq_dump_rows_fd(f, argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : PQ_ALL,
-				    e[5] == 'c' ? PQ_FMT_CSV : PQ_FMT_JSONL, STDOUT_FILENO, &err);
+				    e[5] == 'c' ? PQ_ROWS_CSV : PQ_ROWS_JSONL, STDOUT_FILENO, &err);
 	} else if (strcmp(e, "values") == 0 || strcmp(e, "levels") == 0) {
 		int c = argc > 3 ? find_column(f, argv[3]) : -1;
 		if (c < 0) {

@@ -147,7 +147,7 @@ static void cursors_for(col *cols, size_t n, size_t batch, pq_leaf_cursor *cur)
 
 /* Renders all rows (max_rows at a time) and compares with want. */
 static void expect_rows(const pq_schema *s, col *cols, size_t batch, uint64_t step,
-			pq_rows_format fmt, const char *want, uint64_t want_rows)
+			pq_row_format fmt, const char *want, uint64_t want_rows)
 {
 	size_t n = pq_schema_num_leaves(s);
 	pq_leaf_cursor cur[16];
@@ -189,7 +189,7 @@ static void expect_rows(const pq_schema *s, col *cols, size_t batch, uint64_t st
 }
 
 /* Every batch size and several row steps give the same text. */
-static void expect_all(const pq_schema *s, col *cols, pq_rows_format fmt, const char *want,
+static void expect_all(const pq_schema *s, col *cols, pq_row_format fmt, const char *want,
 		       uint64_t want_rows)
 {
 	for (size_t batch = 0; batch <= 5; batch++)

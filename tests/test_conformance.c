@@ -96,11 +96,11 @@ START_TEST(test_file)
 	pq_status s = pq_file_open(fd, (uint64_t)st.st_size, file, NULL, &f, &err);
 	ck_assert_msg(s == PQ_OK, "%s: open: %s", file, err.msg);
 	pq_buf out = PQ_BUF_INIT;
-	s = pq_dump_rows(f, PQ_ALL, PQ_FMT_CSV, &out, &err);
+	s = pq_dump_rows(f, PQ_ALL, PQ_ROWS_CSV, &out, &err);
 	ck_assert_msg(s == PQ_OK, "%s: data.csv: %s", file, err.msg);
 	compare(file, "data.csv", &out);
 	out.len = 0;
-	s = pq_dump_rows(f, PQ_ALL, PQ_FMT_JSONL, &out, &err);
+	s = pq_dump_rows(f, PQ_ALL, PQ_ROWS_JSONL, &out, &err);
 	ck_assert_msg(s == PQ_OK, "%s: data.jsonl: %s", file, err.msg);
 	compare(file, "data.jsonl", &out);
 	for (uint32_t c = 0; c < pq_file_num_columns(f); c++) {

@@ -470,7 +470,7 @@ START_TEST(test_roundtrip_conformance)
 			const pq_file_meta_data *md = pq_file_metadata(conv_file);
 			for (uint32_t rg = 0; rg < md->row_groups.n; rg++) {
 				pq_row_reader *rr;
-				ck_assert_int_eq(pq_row_reader_open(conv_file, rg, PQ_FMT_CSV, &rr, &err),
+				ck_assert_int_eq(pq_row_reader_open(conv_file, rg, PQ_ROWS_CSV, &rr, &err),
 						 PQ_OK);
 				bool done = false;
 				while (!done)

@@ -68,9 +68,9 @@ static int open_data(const char *file)
 /* Renders every output of the file; st of the first failure. */
 static pq_status render_all(pq_file *f, pq_buf *csv, pq_buf *jsonl, pq_error *err)
 {
-	pq_status s = pq_dump_rows(f, PQ_ALL, PQ_FMT_CSV, csv, err);
+	pq_status s = pq_dump_rows(f, PQ_ALL, PQ_ROWS_CSV, csv, err);
 	if (s == PQ_OK)
-		s = pq_dump_rows(f, PQ_ALL, PQ_FMT_JSONL, jsonl, err);
+		s = pq_dump_rows(f, PQ_ALL, PQ_ROWS_JSONL, jsonl, err);
 	return s;
 }
 

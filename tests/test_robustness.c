@@ -49,10 +49,10 @@ static void exercise_fd(int fd, uint64_t size)
 	pq_json_file_metadata(f, &out);
 	pq_text_verify(f, &out);
 	out.len = 0;
-	(void)pq_dump_rows(f, PQ_ALL, PQ_FMT_CSV, &out, &err);
+	(void)pq_dump_rows(f, PQ_ALL, PQ_ROWS_CSV, &out, &err);
 	out.len = 0;
 	if (full)
-		(void)pq_dump_rows(f, PQ_ALL, PQ_FMT_JSONL, &out, &err);
+		(void)pq_dump_rows(f, PQ_ALL, PQ_ROWS_JSONL, &out, &err);
 	for (uint32_t r = 0; r < pq_file_num_row_groups(f); r++) {
 		pq_text_row_group_metadata(f, r, &out);
 		pq_json_row_group_metadata(f, r, &out);

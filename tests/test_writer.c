@@ -104,7 +104,7 @@ START_TEST(test_every_type_rendered)
 				wopen(&x, &e, &o);
 				write_every_type(&x);
 				const pq_file *f = wclose(&x);
-				char *csv = render(f, PQ_FMT_CSV);
+				char *csv = render(f, PQ_ROWS_CSV);
 				if (strcmp(csv, every_type_csv) != 0)
 					fprintf(stderr, "got:\n%s", csv);
 				ck_assert_msg(strcmp(csv, every_type_csv) == 0, "v%d dict %d codec %d",
@@ -491,7 +491,7 @@ START_TEST(test_zero_rows)
 	ck_assert_uint_eq(pq_file_num_row_groups(f), 0);
 	ck_assert_int_eq(pq_file_metadata(f)->num_rows, 0);
 	ck_assert_uint_eq(pq_file_num_columns(f), 10);
-	char *csv = render(f, PQ_FMT_CSV);
+	char *csv = render(f, PQ_ROWS_CSV);
 	ck_assert_str_eq(csv, "b,i32,i64,f,d,s,u,dec,dt,ts\n");
 	free(csv);
 	wdone(&x);

@@ -84,7 +84,7 @@ static char *portrait(const pq_file *f)
 {
 	pq_buf out = PQ_BUF_INIT;
 	pq_error err;
-	char *rows = render(f, PQ_FMT_CSV);
+	char *rows = render(f, PQ_ROWS_CSV);
 	pq_buf_puts(&out, rows);
 	free(rows);
 	for (uint32_t rg = 0; rg < pq_file_num_row_groups(f); rg++)
