@@ -21,6 +21,7 @@
 
 #include "pq_csv.h"
 #include "pq_schema.h"
+#include "pq_utf8.h"
 #include "pq_writer.h"
 #include "convert_internal.h"
 
@@ -110,7 +111,7 @@ static pq_status read_header(conv *c, pq_bytes **names_out, size_t *n_out, pq_er
 			names[i].p = pq_arena_memdup(&c->arena, gen, (size_t)l + 1);
 			names[i].n = (size_t)l;
 		} else {
-			if (!pq_cv_utf8_valid(f->p, f->n, &bad))
+			if ((bad = pq_utf8_first_invalid(f->p, f->n)) != f->n)
 				return pq_fail(err, PQ_EINVAL,
 					       "%s: line %llu, column %zu: the column name is not "
 					       "valid UTF-8 (byte 0x%02x at offset %zu)",

@@ -1,4 +1,4 @@
-/* Text checks for CSV values: trimming, UTF-8 validity, a validating JSON
+/* Text checks for CSV values: trimming, a validating JSON
  * scanner (RFC 8259) and quoting a value for an error message. */
 #include "config.h"
 
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pq_csv.h"
+#include "pq_utf8.h"
 
 #define JSON_MAX_DEPTH 256
 
@@ -21,63 +22,6 @@ void pq_cv_trim(const uint8_t **p, size_t *n)
 		len--;
 	*p = s;
 	*n = len;
-}
-
-/* Length of the valid UTF-8 sequence at p (Unicode Table 3-7), or 0. */
-static size_t utf8_seq(const uint8_t *p, size_t n)
-{
-	uint8_t c = p[0];
-	if (c < 0x80)
-		return 1;
-	size_t len;
-	uint8_t lo = 0x80, hi = 0xBF;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		if (c == 0xE0)
-			lo = 0xA0;
-		if (c == 0xED)
-			hi = 0x9F; /* no surrogates */
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		if (c == 0xF0)
-			lo = 0x90;
-		if (c == 0xF4)
-			hi = 0x8F; /* up to U+10FFFF */
-	} else
-		return 0;
-	if (n < len || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (p[i] < 0x80 || p[i] > 0xBF)
-			return 0;
-	return len;
-}
-
-bool pq_cv_utf8_valid(const uint8_t *p, size_t n, size_t *bad)
-{
-	size_t i = 0;
-	while (i < n) {
-		/* ASCII runs dominate real data: skip them eight bytes at a time. */
-		while (n - i >= 8) {
-			uint64_t w;
-			memcpy(&w, p + i, 8);
-			if (w & 0x8080808080808080ull)
-				break;
-			i += 8;
-		}
-		if (i == n)
-			break;
-		size_t l = utf8_seq(p + i, n - i);
-		if (!l) {
-			if (bad)
-				*bad = i;
-			return false;
-		}
-		i += l;
-	}
-	return true;
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -137,7 +81,11 @@ static bool json_string(json *j)
 			}
 			continue;
 		}
-		size_t l = utf8_seq(j->p + j->i, j->n - j->i);
+		if (c < 0x80) {
+			j->i++;
+			continue;
+		}
+		size_t bad, l = pq_utf8_seq(j->p + j->i, j->n - j->i, &bad);
 		if (!l)
 			return false;
 		j->i += l;
@@ -250,7 +198,7 @@ void pq_cv_quote(const uint8_t *p, size_t n, char *out, size_t outlen)
 		while (cut > 0 && (p[cut] & 0xC0) == 0x80)
 			cut--; /* not inside a UTF-8 sequence */
 	}
-	bool utf8 = pq_cv_utf8_valid(p, cut, NULL);
+	bool utf8 = pq_utf8_first_invalid(p, cut) == cut;
 	size_t o = 0;
 	if (outlen < 8) {
 		if (outlen)

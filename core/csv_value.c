@@ -14,6 +14,7 @@
 
 #include "pq_csv.h"
 #include "pq_schema.h"
+#include "pq_utf8.h"
 
 /* Widest DECIMAL converted from text (bytes of two's complement). */
 #define DECIMAL_MAX_BYTES 4096
@@ -514,7 +515,7 @@ bool pq_cv_parse(const pq_cv_type *t, const uint8_t *p, size_t n, pq_cv_value *o
 	switch (t->kind) {
 	case PQ_CV_STRING:
 	case PQ_CV_JSON:
-		if (!pq_cv_utf8_valid(p, n, &bad))
+		if ((bad = pq_utf8_first_invalid(p, n)) != n)
 			return why_(why, len, "is not valid UTF-8 (byte 0x%02x at offset %zu) for %s",
 				    p[bad], bad, t->name);
 		if (t->kind == PQ_CV_JSON && !pq_cv_json_valid(p, n))

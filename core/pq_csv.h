@@ -159,9 +159,6 @@ bool pq_cv_parse_time(const uint8_t *p, size_t n, pq_cv_ts *ts);
 bool pq_cv_ts_value(const pq_cv_ts *ts, int32_t unit, int64_t *out);
 /* Days since 1970-01-01 of a proleptic Gregorian date. */
 int64_t pq_cv_days_from_civil(int64_t y, unsigned m, unsigned d);
-/* UTF-8 validity (no overlongs, surrogates or code points past U+10FFFF);
- * *bad receives the offset of the first invalid byte. */
-bool pq_cv_utf8_valid(const uint8_t *p, size_t n, size_t *bad);
 /* RFC 8259 JSON text (one value, whitespace around). */
 bool pq_cv_json_valid(const uint8_t *p, size_t n);
 /* Writes `"value"` for a message: escaped, cut at 60 bytes with "...". */

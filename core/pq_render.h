@@ -140,8 +140,6 @@ void pq_render_binary(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *o
 /* `0x` + lowercase hex (quoted in JSON mode). */
 void pq_render_hex(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *out);
 
-/* Offset of the first invalid UTF-8 sequence, or n when p[0..n) is valid. */
-size_t pq_utf8_first_invalid(const uint8_t *p, size_t n);
 /* Valid UTF-8 with no byte in 0x00-0x08, 0x0B, 0x0C, 0x0E-0x1F, 0x7F. */
 bool pq_binary_is_text(const uint8_t *p, size_t n);
 

@@ -1,65 +1,12 @@
-/* Text rendering: UTF-8 validation, U+FFFD replacement, the binary rule,
- * hex, and the escaping of each output mode (CSV, JSON, values.txt). */
+/* Text rendering: U+FFFD replacement, the binary rule, hex, and the
+ * escaping of each output mode (CSV, JSON, values.txt). UTF-8 sequences
+ * are checked by pq_utf8_seq (pq_utf8.h). */
 #include "config.h"
 
 #include "pq_render.h"
+#include "pq_utf8.h"
 
 static const uint8_t replacement[3] = {0xEF, 0xBF, 0xBD}; /* U+FFFD */
-
-/* Length of the well-formed UTF-8 sequence at p (n >= 1 bytes, p[0] >=
- * 0x80), or 0 with *bad set to the length of its maximal subpart: the
- * longest prefix that could start a well-formed sequence, at least 1
- * (Unicode 15, 3.9 "U+FFFD Substitution of Maximal Subparts"). Overlongs,
- * surrogates and code points above U+10FFFF are rejected by the ranges of
- * the second byte (Table 3-7). */
-static size_t utf8_seq(const uint8_t *p, size_t n, size_t *bad)
-{
-	uint8_t c = p[0], lo = 0x80, hi = 0xBF;
-	size_t need;
-	if (c >= 0xC2 && c <= 0xDF) {
-		need = 1;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		need = 2;
-		if (c == 0xE0)
-			lo = 0xA0; /* overlong */
-		else if (c == 0xED)
-			hi = 0x9F; /* surrogates */
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		need = 3;
-		if (c == 0xF0)
-			lo = 0x90; /* overlong */
-		else if (c == 0xF4)
-			hi = 0x8F; /* above U+10FFFF */
-	} else {
-		*bad = 1;
-		return 0;
-	}
-	for (size_t i = 1; i <= need; i++) {
-		if (i >= n || p[i] < lo || p[i] > hi) {
-			*bad = i;
-			return 0;
-		}
-		lo = 0x80;
-		hi = 0xBF;
-	}
-	return need + 1;
-}
-
-size_t pq_utf8_first_invalid(const uint8_t *p, size_t n)
-{
-	size_t i = 0, bad;
-	while (i < n) {
-		if (p[i] < 0x80) {
-			i++;
-			continue;
-		}
-		size_t len = utf8_seq(p + i, n - i, &bad);
-		if (!len)
-			return i;
-		i += len;
-	}
-	return n;
-}
 
 /* ASCII bytes that the binary rule does not accept as text. */
 static bool forbidden_control(uint8_t c)
@@ -78,7 +25,7 @@ bool pq_binary_is_text(const uint8_t *p, size_t n)
 			i++;
 			continue;
 		}
-		size_t len = utf8_seq(p + i, n - i, &bad);
+		size_t len = pq_utf8_seq(p + i, n - i, &bad);
 		if (!len)
 			return false;
 		i += len;
@@ -139,7 +86,7 @@ static void emit(const uint8_t *p, size_t n, pq_render_mode mode, const uint8_t 
 			run = ++i;
 			continue;
 		}
-		size_t len = utf8_seq(p + i, n - i, &bad);
+		size_t len = pq_utf8_seq(p + i, n - i, &bad);
 		if (len) {
 			i += len;
 			continue;

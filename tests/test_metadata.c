@@ -15,6 +15,7 @@
 #include "pq_metadata.h"
 #include "pq_metadata_codec.h"
 #include "pq_render.h"
+#include "pq_utf8.h"
 
 #define ARR(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
 

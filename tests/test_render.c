@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pq_csv.h"
 #include "pq_render.h"
+#include "pq_utf8.h"
 
 /* ---- helpers --------------------------------------------------------- */
 
@@ -429,6 +431,61 @@ START_TEST(test_invalid_utf8_replacement)
 }
 END_TEST
 
+/* The one UTF-8 validator (pq_utf8.h), as the renderer and the CSV
+ * conversion use it: the well-formed edges of Table 3-7 and the invalid
+ * examples of Unicode 15 3.9 and Markus Kuhn's UTF-8 decoder stress test
+ * (overlongs, surrogates, above U+10FFFF, lone continuations, truncated
+ * sequences, bytes that never occur). */
+START_TEST(test_utf8_validator)
+{
+	static const char *const valid[] = {
+		"\x7f", "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf",
+		"\xee\x80\x80", "\xef\xbf\xbd", "\xef\xbf\xbe", "\xef\xbf\xbf",
+		"\xf0\x90\x80\x80", "\xf3\xbf\xbf\xbf", "\xf4\x8f\xbf\xbf",
+		"\xce\xba\xe1\xbd\xb9\xcf\x83\xce\xbc\xce\xb5", /* "kosme" */
+	};
+	static const char *const invalid[] = {
+		"\x80", "\xbf", "\x80\xbf\x80",                           /* continuations */
+		"\xc0\xaf", "\xc1\xbf", "\xe0\x80\xaf", "\xe0\x9f\xbf",   /* overlongs */
+		"\xf0\x80\x80\xaf", "\xf0\x8f\xbf\xbf", "\xf8\x80\x80\x80\xaf",
+		"\xfc\x80\x80\x80\x80\xaf",
+		"\xed\xa0\x80", "\xed\xad\xbf", "\xed\xbf\xbf",             /* surrogates */
+		"\xed\xa0\x80\xed\xb0\x80",
+		"\xf4\x90\x80\x80", "\xf7\xbf\xbf\xbf", "\xf5\x80\x80\x80", /* > U+10FFFF */
+		"\xc2", "\xe2\x82", "\xf0\x9f\x98", "\xdf", "\xef\xbf",      /* truncated */
+		"\xc2\x41", "\xe2\x28\xa1", "\xf0\x28\x8c\xbc",          /* bad continuation */
+		"\xfe", "\xff", "\xfe\xfe\xff\xff",                           /* never used */
+	};
+	char buf[64], json[64];
+	for (size_t i = 0; i < sizeof valid / sizeof valid[0]; i++) {
+		size_t n = strlen(valid[i]);
+		ck_assert_uint_eq(pq_utf8_first_invalid((const uint8_t *)valid[i], n), n);
+		int l = snprintf(buf, sizeof buf, "abcdefghij%sxyz", valid[i]);
+		ck_assert_uint_eq(pq_utf8_first_invalid((const uint8_t *)buf, (size_t)l), (size_t)l);
+		l = snprintf(json, sizeof json, "\"%s\"", valid[i]);
+		ck_assert(pq_cv_json_valid((const uint8_t *)json, (size_t)l));
+	}
+	for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
+		size_t n = strlen(invalid[i]);
+		ck_assert_msg(pq_utf8_first_invalid((const uint8_t *)invalid[i], n) == 0,
+			      "invalid #%zu", i);
+		/* after an ASCII run longer than a word, and inside valid text */
+		int l = snprintf(buf, sizeof buf, "abcdefghij%s\xc3\xa9", invalid[i]);
+		ck_assert_uint_eq(pq_utf8_first_invalid((const uint8_t *)buf, (size_t)l), 10);
+		l = snprintf(buf, sizeof buf, "\xc3\xa9%sabcdefghij", invalid[i]);
+		ck_assert_uint_eq(pq_utf8_first_invalid((const uint8_t *)buf, (size_t)l), 2);
+		l = snprintf(json, sizeof json, "\"%s\"", invalid[i]);
+		ck_assert_msg(!pq_cv_json_valid((const uint8_t *)json, (size_t)l), "json #%zu", i);
+	}
+	ck_assert_uint_eq(pq_utf8_first_invalid(NULL, 0), 0);
+	/* Unicode 15 Table 3-8: one U+FFFD per maximal subpart. */
+	pq_render_type t = kind(PQ_R_STRING, PQ_BYTE_ARRAY);
+	ck_assert_str_eq(render_ba(t, S("\x61\xf1\x80\x80\xe1\x80\xc2\x62\x80\x63\x80\xbf\x64"),
+				   PQ_MODE_TEXT),
+			 "a" FFFD FFFD FFFD "b" FFFD "c" FFFD FFFD "d");
+}
+END_TEST
+
 START_TEST(test_binary_rule)
 {
 	pq_render_type t = kind(PQ_R_BINARY, PQ_BYTE_ARRAY);
@@ -681,6 +738,7 @@ static Suite *render_suite(void)
 	tcase_add_test(tc, test_interval_uuid);
 	tcase_add_test(tc, test_escapes_every_mode);
 	tcase_add_test(tc, test_invalid_utf8_replacement);
+	tcase_add_test(tc, test_utf8_validator);
 	tcase_add_test(tc, test_binary_rule);
 	tcase_add_test(tc, test_json_and_csv_atoms);
 	tcase_add_test(tc, test_plain_bytes);
