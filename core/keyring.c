@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,37 +402,14 @@ void pq_keyring_free(pq_keyring *kr)
 	free(kr);
 }
 
-bool pq_glob_match(const char *g, const char *s)
-{
-	/* Backtracking to the last star only: with no star crossing '/',
-	 * a star never needs to take back more than its own segment. */
-	const char *star = NULL, *resume = NULL;
-	while (*s) {
-		if (*g == '*') {
-			star = ++g;
-			resume = s;
-		} else if (*g && *s != '/' && (*g == '?' || *g == *s)) {
-			g++;
-			s++;
-		} else if (*g == '/' && *s == '/') {
-			g++;
-			s++;
-			star = NULL; /* a star's segment ended */
-		} else if (star && *resume != '/') {
-			g = star;
-			s = ++resume;
-		} else {
-			return false;
-		}
-	}
-	while (*g == '*')
-		g++;
-	return *g == '\0';
-}
-
 static bool applies(const pq_keyring *kr, const entry *e, const char *path)
 {
-	return e->section < 0 || pq_glob_match(kr->globs[e->section], path ? path : "");
+	/* The contract's glob: `*` and `?` never match '/' (FNM_PATHNAME), '\\'
+	 * is an ordinary byte (FNM_NOESCAPE). A section line ends at its first
+	 * ']', so a glob holds no complete bracket expression: a '[' in it is
+	 * unterminated, which fnmatch matches as itself. */
+	return e->section < 0 ||
+	       fnmatch(kr->globs[e->section], path ? path : "", FNM_PATHNAME | FNM_NOESCAPE) == 0;
 }
 
 bool pq_keyring_key(const pq_keyring *kr, const char *path, const uint8_t *id, size_t id_len,

@@ -71,8 +71,4 @@ pq_status pq_write_keys_resolve(const pq_keyring *kr, const char *path, const ch
 				pq_error *err);
 void pq_write_keys_free(pq_write_keys *k);
 
-/* Glob match of the contract: * any run and ? any one byte, neither
- * matching '/'; everything else literal. */
-bool pq_glob_match(const char *glob, const char *path);
-
 #endif

@@ -375,23 +375,63 @@ START_TEST(test_keyring_errors_name_lines_not_keys)
 }
 END_TEST
 
+/* Whether a key_file section [glob] applies to path: its key is found. */
+static bool section_applies(const char *glob, const char *path)
+{
+	char text[256];
+	snprintf(text, sizeof text, "[%s]\nkey a: 000102030405060708090a0b0c0d0e0f\n", glob);
+	pq_keyring *kr = parse_ok(text);
+	pq_key k;
+	bool found = pq_keyring_key(kr, path, (const uint8_t *)"a", 1, &k);
+	pq_keyring_free(kr);
+	return found;
+}
+
 START_TEST(test_glob)
 {
-	ck_assert(pq_glob_match("*", "a.parquet"));
-	ck_assert(!pq_glob_match("*", "d/a.parquet"));
-	ck_assert(pq_glob_match("*/*", "d/a.parquet"));
-	ck_assert(pq_glob_match("d/*.parquet", "d/a.parquet"));
-	ck_assert(!pq_glob_match("d/*.parquet", "d/e/a.parquet"));
-	ck_assert(pq_glob_match("d/?.parquet", "d/a.parquet"));
-	ck_assert(!pq_glob_match("d?a.parquet", "d/a.parquet"));
-	ck_assert(pq_glob_match("a*b*c", "axxbyyc"));
-	ck_assert(pq_glob_match("a*b*c", "abbbc"));
-	ck_assert(!pq_glob_match("a*b*c", "abx"));
-	ck_assert(pq_glob_match("exact.parquet", "exact.parquet"));
-	ck_assert(!pq_glob_match("exact.parquet", "exact.parquetx"));
-	ck_assert(pq_glob_match("**", ""));
-	ck_assert(!pq_glob_match("*x/y", "ab/cx/y"));
-	ck_assert(pq_glob_match("*x/y", "abx/y"));
+	ck_assert(section_applies("*", "a.parquet"));
+	ck_assert(!section_applies("*", "d/a.parquet"));
+	ck_assert(section_applies("*/*", "d/a.parquet"));
+	ck_assert(section_applies("d/*.parquet", "d/a.parquet"));
+	ck_assert(!section_applies("d/*.parquet", "d/e/a.parquet"));
+	ck_assert(section_applies("d/?.parquet", "d/a.parquet"));
+	ck_assert(!section_applies("d?a.parquet", "d/a.parquet"));
+	ck_assert(section_applies("a*b*c", "axxbyyc"));
+	ck_assert(section_applies("a*b*c", "abbbc"));
+	ck_assert(!section_applies("a*b*c", "abx"));
+	ck_assert(section_applies("exact.parquet", "exact.parquet"));
+	ck_assert(!section_applies("exact.parquet", "exact.parquetx"));
+	ck_assert(!section_applies("exact.parquet", "d/exact.parquet"));
+	ck_assert(section_applies("**", ""));
+	ck_assert(!section_applies("*x/y", "ab/cx/y"));
+	ck_assert(section_applies("*x/y", "abx/y"));
+	ck_assert(section_applies("*/*/*", "a/b/c.parquet"));
+	ck_assert(!section_applies("*/*", "a/b/c.parquet"));
+	ck_assert(section_applies("data/aes256/*", "data/aes256/x.parquet.encrypted"));
+	ck_assert(!section_applies("data/aes256/*", "data/aes256"));
+	ck_assert(section_applies(".*", ".hidden.parquet")); /* no FNM_PERIOD */
+	ck_assert(section_applies("*", ".hidden.parquet"));
+	ck_assert(section_applies("d/*", "d/.h"));
+	/* A section line ends at its first ']': a glob never holds a whole
+	 * bracket expression, and a '[' in it is an ordinary byte. */
+	ck_assert(section_applies("d[x/*", "d[x/a.parquet"));
+	ck_assert(!section_applies("d[x/*", "dx/a.parquet"));
+	ck_assert(section_applies("[", "["));
+	ck_assert(section_applies("*[a", "x[a"));
+	ck_assert(!section_applies("*[a", "x/[a"));
+	/* '\\' is an ordinary byte too, not an escape. */
+	ck_assert(section_applies("a\\b*", "a\\bc"));
+	ck_assert(section_applies("a\\*", "a\\zz"));
+	ck_assert(!section_applies("a\\*", "a*"));
+	ck_assert(!section_applies("a\\?", "a?"));
+	/* No path (SOURCE is one file and the name is unknown): "" */
+	pq_keyring *kr = parse_ok("[*]\nkey a: 000102030405060708090a0b0c0d0e0f\n");
+	pq_key k;
+	ck_assert(pq_keyring_key(kr, NULL, (const uint8_t *)"a", 1, &k));
+	pq_keyring_free(kr);
+	kr = parse_ok("[?]\nkey a: 000102030405060708090a0b0c0d0e0f\n");
+	ck_assert(!pq_keyring_key(kr, NULL, (const uint8_t *)"a", 1, &k));
+	pq_keyring_free(kr);
 }
 END_TEST
 
