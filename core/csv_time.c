@@ -6,7 +6,7 @@
 
 #include "pq_csv.h"
 
-int64_t pq_cv_days_from_civil(int64_t y, unsigned m, unsigned d)
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 {
 	/* Count from 0000-03-01 so the leap day ends a (March-based) year:
 	 * month lengths from March repeat as 31,30,31,30,31 (153 days per 5
@@ -132,7 +132,7 @@ bool pq_cv_parse_ts(const uint8_t *p, size_t n, pq_cv_ts *ts)
 		return false;
 	if (y < 1 || m < 1 || m > 12 || d < 1 || d > days_in_month(y, m))
 		return false;
-	ts->days = pq_cv_days_from_civil(y, m, d);
+	ts->days = days_from_civil(y, m, d);
 	if (n == 10)
 		return true;
 	if (p[10] != 'T' && p[10] != ' ')

@@ -16,7 +16,7 @@
 /* ---- Strings ---------------------------------------------------------- */
 
 /* Text and the binary rule are value rendering's (core/render_text.c). */
-void pq_json_binary_default(const pq_json_binary_info *info, pq_bytes value, pq_buf *out)
+static void json_binary_default(const pq_json_binary_info *info, pq_bytes value, pq_buf *out)
 {
 	const uint8_t *p = value.p ? value.p : (const uint8_t *)"";
 	if (info && info->is_string)
@@ -90,7 +90,7 @@ static void put_binary(jw *j, const pq_sdesc *s, const pq_fdesc *f, const char *
 	};
 	if (j->hooks && j->hooks->binary && j->hooks->binary(j->hooks->ctx, &info, b, j->out))
 		return;
-	pq_json_binary_default(&info, b, j->out);
+	json_binary_default(&info, b, j->out);
 }
 
 /* One scalar of a kind at p (a field value or a list element). */

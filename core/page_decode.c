@@ -319,7 +319,7 @@ static pq_status decode_data(const pq_file *f, const pq_chunk_layout *l, const p
 	if (pd->rep)
 		PQ_TRY(check_levels(pd->rep, n, leaf->max_rep, "repetition", err));
 	if (dict) {
-		pq_page_data_ref(dict);
+		__atomic_add_fetch(&dict->refs, 1, __ATOMIC_RELAXED); /* held by pd */
 		pd->dict = dict;
 	}
 	return decode_values(leaf, enc, body + pos, blen - pos, nonnull, dict, &pd->values,
@@ -348,11 +348,6 @@ pq_status pq_page_decode(const pq_file *f, const pq_chunk_layout *l, const pq_pa
 	}
 	*out = pd;
 	return PQ_OK;
-}
-
-void pq_page_data_ref(pq_page_data *p)
-{
-	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
 }
 
 void pq_page_data_unref(pq_page_data *p)

@@ -157,8 +157,6 @@ bool pq_cv_parse_time(const uint8_t *p, size_t n, pq_cv_ts *ts);
 /* The UTC instant (local time minus offset) in unit since the epoch;
  * false when it does not fit int64. */
 bool pq_cv_ts_value(const pq_cv_ts *ts, int32_t unit, int64_t *out);
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-int64_t pq_cv_days_from_civil(int64_t y, unsigned m, unsigned d);
 /* RFC 8259 JSON text (one value, whitespace around). */
 bool pq_cv_json_valid(const uint8_t *p, size_t n);
 /* Writes `"value"` for a message: escaped, cut at 60 bytes with "...". */

@@ -113,7 +113,6 @@ typedef struct pq_page_data {
 pq_status pq_page_decode(const pq_file *f, const pq_chunk_layout *l,
 			 const pq_page_info *page, pq_page_data *dict,
 			 pq_page_data **out, pq_error *err);
-void pq_page_data_ref(pq_page_data *p);
 void pq_page_data_unref(pq_page_data *p);
 
 /* ---- Text views ------------------------------------------------------------ */

@@ -68,15 +68,12 @@ typedef struct pq_json_hooks {
  * are {}; a LogicalType member this build does not know is
  * {"unknown_member": ID}; doubles that are not finite are the strings
  * "NaN", "Infinity", "-Infinity". Binary fields go through hooks (may be
- * NULL), else pq_json_binary_default. Check out->oom afterwards. */
+ * NULL), else the default: a thrift `string` is a JSON string (invalid
+ * UTF-8 sequences become U+FFFD); a `binary` is a JSON string when it is
+ * valid UTF-8 with no byte in 0x00-0x08, 0x0B, 0x0C, 0x0E-0x1F or 0x7F,
+ * else the string "0x" + lowercase hex. Check out->oom afterwards. */
 void pq_metadata_json(pq_struct_kind kind, const void *in, const pq_json_hooks *hooks,
 		      pq_buf *out);
-
-/* The default rendering of a binary field: a thrift `string` is a JSON
- * string (invalid UTF-8 sequences become U+FFFD); a `binary` is a JSON
- * string when it is valid UTF-8 with no byte in 0x00-0x08, 0x0B, 0x0C,
- * 0x0E-0x1F or 0x7F, else the string "0x" + lowercase hex. */
-void pq_json_binary_default(const pq_json_binary_info *info, pq_bytes value, pq_buf *out);
 
 /* ---- Enum names ------------------------------------------------------- */
 

@@ -92,7 +92,6 @@ void pq_schema_free(pq_schema *s);
 
 const pq_node *pq_schema_root(const pq_schema *s);
 size_t pq_schema_num_nodes(const pq_schema *s);
-const pq_node *pq_schema_node(const pq_schema *s, size_t i); /* NULL out of range */
 size_t pq_schema_num_leaves(const pq_schema *s);
 const pq_leaf *pq_schema_leaf(const pq_schema *s, size_t i); /* NULL out of range */
 /* The leaf whose escaped directory name is dir, or NULL. */

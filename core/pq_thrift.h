@@ -72,10 +72,6 @@ static inline bool pq_tr_ok(const pq_thrift_reader *r) { return r->status == PQ_
 /* Bytes consumed so far, and bytes left. */
 static inline size_t pq_tr_offset(const pq_thrift_reader *r) { return (size_t)(r->p - r->start); }
 static inline size_t pq_tr_left(const pq_thrift_reader *r) { return (size_t)(r->end - r->p); }
-/* Records a failure (if none yet) as "at byte N: <message>"; returns the
- * sticky status. Later reads return zero. */
-pq_status pq_tr_fail(pq_thrift_reader *r, pq_status st, const char *fmt, ...) PQ_PRINTF(3, 4);
-
 /* Marks the reader failed with st (if it has not failed yet) without
  * writing a message: for callers that word their own. */
 void pq_tr_set_failed(pq_thrift_reader *r, pq_status st);
@@ -142,7 +138,6 @@ void pq_tw_field_binary(pq_thrift_writer *w, int16_t id, const void *p, size_t n
 void pq_tw_list_begin(pq_thrift_writer *w, uint8_t elem_type, uint32_t n);
 void pq_tw_map_begin(pq_thrift_writer *w, uint8_t key_type, uint8_t value_type, uint32_t n);
 /* Bare values (list elements). */
-void pq_tw_varint(pq_thrift_writer *w, uint64_t v);
 void pq_tw_i8(pq_thrift_writer *w, int8_t v);
 void pq_tw_i16(pq_thrift_writer *w, int16_t v);
 void pq_tw_i32(pq_thrift_writer *w, int32_t v);

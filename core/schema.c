@@ -328,11 +328,6 @@ const pq_node *pq_schema_root(const pq_schema *s) { return &s->nodes[0]; }
 size_t pq_schema_num_nodes(const pq_schema *s) { return s->nnodes; }
 size_t pq_schema_num_leaves(const pq_schema *s) { return s->nleaves; }
 
-const pq_node *pq_schema_node(const pq_schema *s, size_t i)
-{
-	return i < s->nnodes ? &s->nodes[i] : NULL;
-}
-
 const pq_leaf *pq_schema_leaf(const pq_schema *s, size_t i)
 {
 	return s && i < s->nleaves ? &s->leaves[i] : NULL;

@@ -40,7 +40,10 @@ static pq_status vfail_at(pq_thrift_reader *r, size_t at, pq_status st, const ch
 	return st;
 }
 
-pq_status pq_tr_fail(pq_thrift_reader *r, pq_status st, const char *fmt, ...)
+/* Records a failure (if none yet) as "at byte N: <message>"; returns the
+ * sticky status. Later reads return zero. */
+static pq_status tr_fail(pq_thrift_reader *r, pq_status st, const char *fmt, ...) PQ_PRINTF(3, 4);
+static pq_status tr_fail(pq_thrift_reader *r, pq_status st, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -79,7 +82,7 @@ static bool need(pq_thrift_reader *r, size_t n, const char *what)
 	if (r->status != PQ_OK)
 		return false;
 	if (left(r) < n) {
-		pq_tr_fail(r, PQ_ECORRUPT, "truncated %s: needs %zu bytes, %zu left", what, n, left(r));
+		tr_fail(r, PQ_ECORRUPT, "truncated %s: needs %zu bytes, %zu left", what, n, left(r));
 		return false;
 	}
 	return true;
@@ -95,12 +98,12 @@ uint64_t pq_tr_varint(pq_thrift_reader *r)
 		if (i == PQ_THRIFT_MAX_VARINT - 1) {
 			/* The last byte may hold only bit 63. */
 			if (b & 0x80) {
-				pq_tr_fail(r, PQ_ECORRUPT, "varint longer than %d bytes",
+				tr_fail(r, PQ_ECORRUPT, "varint longer than %d bytes",
 					   PQ_THRIFT_MAX_VARINT);
 				return 0;
 			}
 			if (b > 1) {
-				pq_tr_fail(r, PQ_ECORRUPT, "varint overflows 64 bits");
+				tr_fail(r, PQ_ECORRUPT, "varint overflows 64 bits");
 				return 0;
 			}
 		}
@@ -225,7 +228,7 @@ static bool enter(pq_thrift_reader *r)
 	if (r->status != PQ_OK)
 		return false;
 	if (r->depth > PQ_THRIFT_MAX_DEPTH) {
-		pq_tr_fail(r, PQ_ELIMIT, "nesting deeper than %d levels", PQ_THRIFT_MAX_DEPTH);
+		tr_fail(r, PQ_ELIMIT, "nesting deeper than %d levels", PQ_THRIFT_MAX_DEPTH);
 		return false;
 	}
 	return true;
@@ -259,14 +262,14 @@ bool pq_tr_field(pq_thrift_reader *r, int16_t *last_id, pq_thrift_field *f)
 	uint8_t type = b & 0x0f;
 	if (type == PQ_TT_STOP) {
 		if (b != 0) {
-			pq_tr_fail(r, PQ_ECORRUPT, "stop byte 0x%02x has a field delta", b);
+			tr_fail(r, PQ_ECORRUPT, "stop byte 0x%02x has a field delta", b);
 			return false;
 		}
 		r->p++;
 		return false;
 	}
 	if (pq_thrift_min_size(type) == 0) {
-		pq_tr_fail(r, PQ_ECORRUPT, "invalid field type %u", type);
+		tr_fail(r, PQ_ECORRUPT, "invalid field type %u", type);
 		return false;
 	}
 	size_t at = pq_tr_offset(r);
@@ -373,8 +376,9 @@ void pq_tr_skip(pq_thrift_reader *r, uint8_t type)
 	switch (type) {
 	case PQ_TT_TRUE:
 	case PQ_TT_FALSE:
-		/* As a field the value is in the header; as an element, one byte.
-		 * Element skips come through skip_elem below. */
+		/* As a field the value is in the header: nothing to skip. As a
+		 * list, set or map element it is one byte, which the container
+		 * cases below read with pq_tr_bool_elem instead of coming here. */
 		return;
 	case PQ_TT_I8:
 		(void)pq_tr_i8(r);
@@ -438,7 +442,7 @@ void pq_tr_skip(pq_thrift_reader *r, uint8_t type)
 		return;
 	}
 	default:
-		pq_tr_fail(r, PQ_ECORRUPT, "cannot skip a value of invalid type %u", type);
+		tr_fail(r, PQ_ECORRUPT, "cannot skip a value of invalid type %u", type);
 		return;
 	}
 }
@@ -468,7 +472,7 @@ void pq_tw_struct_end(pq_thrift_writer *w)
 		w->depth--;
 }
 
-void pq_tw_varint(pq_thrift_writer *w, uint64_t v)
+static void tw_varint(pq_thrift_writer *w, uint64_t v)
 {
 	uint8_t tmp[PQ_THRIFT_MAX_VARINT];
 	size_t n = 0;
@@ -496,7 +500,7 @@ void pq_tw_field(pq_thrift_writer *w, int16_t id, uint8_t type)
 		pq_buf_putc(w->out, (char)(uint8_t)(delta << 4 | type));
 	} else {
 		pq_buf_putc(w->out, (char)type);
-		pq_tw_varint(w, zigzag(id));
+		tw_varint(w, zigzag(id));
 	}
 	if (last)
 		*last = id;
@@ -514,17 +518,17 @@ void pq_tw_i8(pq_thrift_writer *w, int8_t v)
 
 void pq_tw_i16(pq_thrift_writer *w, int16_t v)
 {
-	pq_tw_varint(w, zigzag(v));
+	tw_varint(w, zigzag(v));
 }
 
 void pq_tw_i32(pq_thrift_writer *w, int32_t v)
 {
-	pq_tw_varint(w, zigzag(v));
+	tw_varint(w, zigzag(v));
 }
 
 void pq_tw_i64(pq_thrift_writer *w, int64_t v)
 {
-	pq_tw_varint(w, zigzag(v));
+	tw_varint(w, zigzag(v));
 }
 
 void pq_tw_double(pq_thrift_writer *w, double v)
@@ -539,7 +543,7 @@ void pq_tw_double(pq_thrift_writer *w, double v)
 
 void pq_tw_binary(pq_thrift_writer *w, const void *p, size_t n)
 {
-	pq_tw_varint(w, n);
+	tw_varint(w, n);
 	pq_buf_append(w->out, p, n);
 }
 
@@ -590,13 +594,13 @@ void pq_tw_list_begin(pq_thrift_writer *w, uint8_t elem_type, uint32_t n)
 		pq_buf_putc(w->out, (char)(uint8_t)(n << 4 | elem_type));
 	} else {
 		pq_buf_putc(w->out, (char)(uint8_t)(0xf0 | elem_type));
-		pq_tw_varint(w, n);
+		tw_varint(w, n);
 	}
 }
 
 void pq_tw_map_begin(pq_thrift_writer *w, uint8_t key_type, uint8_t value_type, uint32_t n)
 {
-	pq_tw_varint(w, n);
+	tw_varint(w, n);
 	if (n)
 		pq_buf_putc(w->out, (char)(uint8_t)(key_type << 4 | value_type));
 }

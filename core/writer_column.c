@@ -54,7 +54,7 @@ struct pq_wcol {
 	int64_t def_hist[2];
 	int64_t ba_bytes;          /* unencoded BYTE_ARRAY bytes */
 	int64_t uncompressed, compressed; /* data pages, headers included */
-	int32_t pages_by_enc[10];  /* data pages per value encoding */
+	int32_t pages_by_enc[PQ_ENC_BYTE_STREAM_SPLIT + 1]; /* data pages per value encoding */
 	pq_wdict dict;
 	pq_wbloom bloomset;
 };
@@ -326,6 +326,9 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 	}
 	int encoding = PQ_ENC_PLAIN; /* set by encode_values on success */
 	PQ_TRY(encode_values(c, &w->work.enc, &encoding, err));
+	/* it indexes pages_by_enc (checked at open; bounded here all the same) */
+	PQ_CHECK(encoding >= 0 && (size_t)encoding < sizeof c->pages_by_enc / sizeof c->pages_by_enc[0],
+		 err, PQ_EINVAL, "page encoding %d out of range", encoding);
 	size_t uncompressed = w->work.lev.len + w->work.enc.len;
 	PQ_TRY(check_i32(uncompressed, "page", err));
 
@@ -634,7 +637,7 @@ static pq_status chunk_meta(pq_writer *w, pq_wcol *c, pq_column_meta_data *m, bo
 	}
 	if (c->optional)
 		PQ_TRY(add_encoding(a, &m->encodings, PQ_ENC_RLE, err));
-	for (int e = 0; e < 10; e++) {
+	for (int e = 0; e < (int)(sizeof c->pages_by_enc / sizeof c->pages_by_enc[0]); e++) {
 		if (!c->pages_by_enc[e])
 			continue;
 		PQ_TRY(add_encoding(a, &m->encodings, e, err));

@@ -88,9 +88,6 @@ typedef enum pq_sort_order {
 } pq_sort_order;
 
 pq_sort_order pq_writer_sort_order(const pq_schema_element *el);
-/* Whether the deprecated Statistics.min/max may be written too: only where
- * the old signed comparison is the column's order. */
-bool pq_writer_legacy_stats_ok(pq_sort_order o);
 
 /* Running min/max of one page or chunk. Bounds are kept PLAIN-encoded
  * (without a BYTE_ARRAY length prefix). */
@@ -110,8 +107,6 @@ void pq_wstats_free(pq_wstats *s);
 void pq_wstats_add(pq_wstats *s, pq_sort_order o, const pq_values *v, size_t from, size_t n);
 /* Folds a page's stats into the chunk's. */
 void pq_wstats_merge(pq_wstats *into, pq_sort_order o, const pq_wstats *from);
-/* -1, 0, 1 comparing two PLAIN bounds under o. */
-int pq_wstats_cmp(pq_sort_order o, const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
 /* The bounds as written: zero floats as -0.0 (min) / +0.0 (max), long
  * byte strings truncated (exact flags false then). Call only when s->has. */
 pq_status pq_wstats_bounds(const pq_wstats *s, pq_sort_order o, pq_buf *min, bool *min_exact,

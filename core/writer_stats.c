@@ -54,7 +54,9 @@ pq_sort_order pq_writer_sort_order(const pq_schema_element *el)
 	}
 }
 
-bool pq_writer_legacy_stats_ok(pq_sort_order o)
+/* Whether the deprecated Statistics.min/max may be written too: only where
+ * the old signed comparison is the column's order. */
+static bool legacy_stats_ok(pq_sort_order o)
 {
 	/* Old readers compare min/max signed; only these orders agree. */
 	return o == PQ_ORDER_BOOL || o == PQ_ORDER_I32 || o == PQ_ORDER_I64 ||
@@ -156,7 +158,8 @@ static size_t fixed_width(pq_sort_order o)
 	}
 }
 
-int pq_wstats_cmp(pq_sort_order o, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+/* -1, 0, 1 comparing two PLAIN bounds under o. */
+static int wstats_cmp(pq_sort_order o, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
 	size_t w = fixed_width(o);
 	if (w && (an != w || bn != w))
@@ -196,7 +199,7 @@ static void set_bound(pq_buf *b, const void *p, size_t n)
 }
 
 /* Offers one PLAIN value as a bound. Fixed-width values compare through
- * pq_wstats_cmp; the few bytes decoded per value are cheap next to the
+ * wstats_cmp; the few bytes decoded per value are cheap next to the
  * encoding work. */
 static void offer(pq_wstats *s, pq_sort_order o, const uint8_t *p, size_t n)
 {
@@ -206,9 +209,9 @@ static void offer(pq_wstats *s, pq_sort_order o, const uint8_t *p, size_t n)
 		s->has = true;
 		return;
 	}
-	if (pq_wstats_cmp(o, p, n, s->min.p, s->min.len) < 0)
+	if (wstats_cmp(o, p, n, s->min.p, s->min.len) < 0)
 		set_bound(&s->min, p, n);
-	else if (pq_wstats_cmp(o, p, n, s->max.p, s->max.len) > 0)
+	else if (wstats_cmp(o, p, n, s->max.p, s->max.len) > 0)
 		set_bound(&s->max, p, n);
 }
 
@@ -349,9 +352,9 @@ void pq_wstats_merge(pq_wstats *into, pq_sort_order o, const pq_wstats *from)
 		into->has = true;
 		return;
 	}
-	if (pq_wstats_cmp(o, from->min.p, from->min.len, into->min.p, into->min.len) < 0)
+	if (wstats_cmp(o, from->min.p, from->min.len, into->min.p, into->min.len) < 0)
 		set_bound(&into->min, from->min.p, from->min.len);
-	if (pq_wstats_cmp(o, from->max.p, from->max.len, into->max.p, into->max.len) > 0)
+	if (wstats_cmp(o, from->max.p, from->max.len, into->max.p, into->max.len) > 0)
 		set_bound(&into->max, from->max.p, from->max.len);
 }
 
@@ -440,7 +443,7 @@ pq_status pq_wstats_to_thrift(const pq_wstats *s, pq_sort_order o, pq_statistics
 		st->has_is_min_value_exact = st->has_is_max_value_exact = true;
 		st->is_min_value_exact = min_exact;
 		st->is_max_value_exact = max_exact;
-		if (pq_writer_legacy_stats_ok(o)) {
+		if (legacy_stats_ok(o)) {
 			st->has_min = st->has_max = true;
 			st->min = st->min_value;
 			st->max = st->max_value;
@@ -462,8 +465,8 @@ static int32_t boundary_order(const pq_wpage *pages, size_t npages, pq_sort_orde
 		if (p->null_page)
 			continue;
 		if (prev) {
-			int cmin = pq_wstats_cmp(o, p->min, p->min_n, prev->min, prev->min_n);
-			int cmax = pq_wstats_cmp(o, p->max, p->max_n, prev->max, prev->max_n);
+			int cmin = wstats_cmp(o, p->min, p->min_n, prev->min, prev->min_n);
+			int cmax = wstats_cmp(o, p->max, p->max_n, prev->max, prev->max_n);
 			if (cmin < 0 || cmax < 0)
 				asc = false;
 			if (cmin > 0 || cmax > 0)

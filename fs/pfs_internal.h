@@ -232,7 +232,7 @@ void pfs_ops_free_live(pfs_fs *fs);
 /* A staging handle left at exit: its descriptor closed, no conversion (a
  * remount finds the file and converts it or says it was never closed). */
 void pfs_stg_handle_drop(pfs_fs *fs, pfs_live *l);
-/* Memory an arena holds (its blocks), for cache accounting. */
+/* The object a held entry holds (as given to pfs_cache_put). */
 void *pfs_cobj_obj(const pfs_cobj *e);
 /* Evicts every entry of a generation (a file that changed). */
 void pfs_cache_drop_gen(pfs_cache *c, uint64_t gen);
@@ -312,7 +312,8 @@ int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pf
 int pfs_page_render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pq_buf *out);
 /* chunk.bin / raw.bin: byte range in the source file. */
 int pfs_content_range(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, uint64_t *off, uint64_t *len);
-/* Message of a chunk or page (NULL when it is sound); cached. */
+/* Whether a chunk or page has an error.txt (something is wrong with it);
+ * found out once, the text cached and its size kept in the error node. */
 bool pfs_chunk_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col);
 bool pfs_page_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t page);
 int pfs_layout_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pfs_cobj **out,
