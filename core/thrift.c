@@ -98,8 +98,7 @@ uint64_t pq_tr_varint(pq_thrift_reader *r)
 		if (i == PQ_THRIFT_MAX_VARINT - 1) {
 			/* The last byte may hold only bit 63. */
 			if (b & 0x80) {
-				tr_fail(r, PQ_ECORRUPT, "varint longer than %d bytes",
-					   PQ_THRIFT_MAX_VARINT);
+				tr_fail(r, PQ_ECORRUPT, "varint longer than %d bytes", PQ_THRIFT_MAX_VARINT);
 				return 0;
 			}
 			if (b > 1) {
