@@ -466,9 +466,15 @@ static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_st
 	PQ_TRY(flush(c, false, err));
 	PQ_TRY(pipe_wait(c, err));
 	pipe_stop(c);
-	st = pq_writer_close(c->w, stats, err);
+	pq_write_stats ws = {0};
+	st = pq_writer_close(c->w, &ws, err);
 	if (st != PQ_OK)
 		return pq_context(err, "%s", c->name);
+	if (stats) {
+		stats->rows = ws.rows;
+		stats->row_groups = ws.row_groups;
+		stats->bytes_out = ws.bytes_out;
+	}
 	return PQ_OK;
 }
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pq_convert.h"
+#include "pq_write_options.h"
 
 static pq_status lookup(const pq_keyring *kr, const char *path, const char *id, size_t n,
 			pq_key *out, const char *what, pq_error *err)

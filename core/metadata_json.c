@@ -6,7 +6,7 @@
 
 #define PQ_METADATA_CODEC_INTERNAL
 #include "metadata_internal.h"
-#include "pq_render.h"
+#include "pq_text.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -19,57 +19,7 @@
 #include <stdint.h>
 
 #include "pq_error.h"
-
-/* One column key for modular encryption (core/writer_crypt.c). */
-typedef struct pq_column_key {
-	const char *column;   /* dotted path as schema.txt names it */
-	const char *key_id;   /* stored as key_metadata */
-	const unsigned char *key;
-	size_t key_len;       /* 16, 24 or 32 */
-} pq_column_key;
-
-/* The value encoding of one column's data pages, overriding the default
- * (RLE_DICTIONARY when opts->dictionary, else PLAIN; BOOLEAN is always
- * PLAIN by default). encoding is an enum pq_encoding: PLAIN,
- * RLE_DICTIONARY (not BOOLEAN), DELTA_BINARY_PACKED (INT32/INT64),
- * DELTA_LENGTH_BYTE_ARRAY (BYTE_ARRAY), DELTA_BYTE_ARRAY (BYTE_ARRAY,
- * FIXED_LEN_BYTE_ARRAY), BYTE_STREAM_SPLIT (FLOAT, DOUBLE, INT32, INT64,
- * FIXED_LEN_BYTE_ARRAY) or RLE (BOOLEAN). RLE_DICTIONARY falls back to
- * PLAIN past 1 MiB of dictionary like the default. */
-typedef struct pq_column_encoding {
-	const char *column;  /* dotted path as schema.txt names it */
-	int encoding;
-} pq_column_encoding;
-
-typedef struct pq_write_options {
-	int codec;                 /* enum pq_codec_id (parquet.thrift values) */
-	int compression_level;     /* used when has_compression_level */
-	bool has_compression_level;
-	uint64_t row_group_rows;   /* default 1048576 */
-	uint64_t page_size;        /* target uncompressed bytes per data page, default 1 MiB */
-	int data_page_version;     /* 1 or 2 */
-	bool dictionary;           /* RLE_DICTIONARY, PLAIN fallback past 1 MiB */
-	bool page_index;           /* ColumnIndex + OffsetIndex */
-	bool crc;                  /* page CRC32, dictionary pages too */
-	const char *const *bloom_columns; /* dotted paths; NULL-terminated or NULL */
-	double bloom_fpp;          /* default 0.01 */
-	const pq_column_encoding *column_encodings; /* NULL or n_column_encodings */
-	size_t n_column_encodings;
-
-	/* Modular encryption (core/writer_crypt.c): footer_key NULL = none. */
-	const char *footer_key_id;
-	const unsigned char *footer_key;
-	size_t footer_key_len;
-	const pq_column_key *column_keys;
-	size_t n_column_keys;
-	bool plaintext_footer;
-	bool gcm_ctr;              /* AES_GCM_CTR_V1 instead of AES_GCM_V1 */
-	const char *aad_prefix;    /* stored in the file when set */
-} pq_write_options;
-
-/* The contract's defaults (zstd, 1048576 rows, 1 MiB pages, v1,
- * dictionary/page index/crc on, fpp 0.01, no bloom, no encryption). */
-void pq_write_options_init(pq_write_options *o);
+#include "pq_write_options.h"
 
 typedef enum pq_csv_format {
 	PQ_CSV_COMMA = 0,  /* RFC 4180 */

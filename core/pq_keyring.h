@@ -46,29 +46,4 @@ bool pq_keyring_column_key(const pq_keyring *kr, const char *path, const char *c
 bool pq_keyring_aad_prefix(const pq_keyring *kr, const char *path, const uint8_t **p,
 			   size_t *n);
 
-/* ---- writing: the contract's encryption options to pq_write_options ---- */
-
-typedef struct pq_write_options pq_write_options;
-typedef struct pq_column_key pq_column_key;
-
-/* Keys resolved for one written file; owns what wo points to. */
-typedef struct pq_write_keys {
-	pq_key footer;
-	pq_key *keys;          /* one per column key */
-	pq_column_key *cols;
-	size_t n;
-	char *text;            /* copies of the column names and key ids */
-} pq_write_keys;
-
-/* Fills wo's encryption fields for the file at path (its path under
- * SOURCE; sections apply) from encrypt=KEYID (NULL: no encryption),
- * encrypt_columns=COL:KEYID[;...], plaintext_footer, gcm_ctr and
- * aad_prefix. Every KEYID must have a `key KEYID:` line (PQ_EKEY naming it
- * otherwise). Free k with pq_write_keys_free after writing. */
-pq_status pq_write_keys_resolve(const pq_keyring *kr, const char *path, const char *encrypt,
-				const char *encrypt_columns, bool plaintext_footer, bool gcm_ctr,
-				const char *aad_prefix, pq_write_keys *k, pq_write_options *wo,
-				pq_error *err);
-void pq_write_keys_free(pq_write_keys *k);
-
 #endif

@@ -5,20 +5,8 @@
  * kind plus the few parameters the kind needs); rendering a value is then a
  * switch on the kind, with no allocation beyond appending to a pq_buf.
  *
- * Each value is rendered in one of four modes:
- *   PQ_MODE_TEXT    the text itself (metadata.txt, headers)
- *   PQ_MODE_VALUES  a values.txt line: `\` -> `\\`, LF -> `\n`, CR -> `\r`,
- *                   TAB -> `\t` (NULL `\N` is the caller's)
- *   PQ_MODE_CSV     one RFC 4180 field: quoted, `"` doubled, when it holds
- *                   `,` `"` CR or LF; an empty string is `""` (NULL, the empty
- *                   field, is the caller's)
- *   PQ_MODE_JSON    one JSON value: integers, decimals and finite floats as
- *                   numbers; NaN / Infinity / -Infinity as strings; booleans
- *                   as true/false; everything else as a string escaping `"`,
- *                   `\`, `\n` `\r` `\t` `\b` `\f` and other bytes < 0x20 as
- *                   `\u00xx` (lowercase), all else raw UTF-8.
- * In every mode, text kinds replace each maximal invalid UTF-8 subpart
- * (Unicode "substitution of maximal subparts") with U+FFFD.
+ * Each value is rendered in one of the four modes of pq_text.h (TEXT,
+ * VALUES, CSV, JSON).
  *
  * Choices where interface.md is silent (for doc/):
  *  - A value whose physical type does not fit its kind (DATE on a DOUBLE
@@ -41,6 +29,7 @@
 #include <stdint.h>
 
 #include "pq_buf.h"
+#include "pq_text.h"
 #include "pq_metadata.h"
 #include "pq_values.h"
 
@@ -75,13 +64,6 @@ typedef struct pq_render_type {
 	int32_t unit;        /* TIME / TIMESTAMP: PQ_MILLIS, PQ_MICROS, PQ_NANOS */
 	bool utc;            /* TIME / TIMESTAMP: isAdjustedToUTC -> trailing `Z` */
 } pq_render_type;
-
-typedef enum pq_render_mode {
-	PQ_MODE_TEXT,
-	PQ_MODE_VALUES,
-	PQ_MODE_CSV,
-	PQ_MODE_JSON
-} pq_render_mode;
 
 #define PQ_DECIMAL_SCALE_MAX 1000
 #define PQ_DECIMAL_BYTES_MAX 256
@@ -124,24 +106,6 @@ void pq_render_batch(const pq_render_type *t, const pq_values *v, size_t first, 
  * appends nothing, when the byte count does not fit (the caller shows hex). */
 bool pq_render_plain_bytes(const pq_render_type *t, const uint8_t *p, size_t n,
 			   pq_render_mode mode, pq_buf *out);
-
-/* ---- text ------------------------------------------------------------ */
-
-/* Appends text p[0..n) in mode (quoted in CSV when needed and in JSON),
- * invalid UTF-8 replaced by U+FFFD. */
-void pq_render_text(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *out);
-/* Shorthands: a quoted, escaped JSON string; one CSV field; values.txt
- * escapes. All replace invalid UTF-8 by U+FFFD. */
-void pq_render_json_string(const uint8_t *p, size_t n, pq_buf *out);
-void pq_render_csv_field(const uint8_t *p, size_t n, pq_buf *out);
-void pq_render_values_escape(const uint8_t *p, size_t n, pq_buf *out);
-/* The binary rule: text (in mode) when pq_binary_is_text, else hex. */
-void pq_render_binary(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *out);
-/* `0x` + lowercase hex (quoted in JSON mode). */
-void pq_render_hex(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *out);
-
-/* Valid UTF-8 with no byte in 0x00-0x08, 0x0B, 0x0C, 0x0E-0x1F, 0x7F. */
-bool pq_binary_is_text(const uint8_t *p, size_t n);
 
 /* ---- atoms: each writes a NUL-terminated string, returns its length --- */
 

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pq_convert.h"
+#include "pq_write_options.h"
 #include "pq_error.h"
 #include "pq_metadata.h"
 #include "pq_values.h"
@@ -52,7 +52,7 @@ pq_status pq_writer_end_row_group(pq_writer *w, pq_error *err);
 
 /* Ends the last row group if rows are pending, writes indexes, bloom
  * filters, the footer and the trailing magic. */
-pq_status pq_writer_close(pq_writer *w, pq_convert_stats *stats, pq_error *err);
+pq_status pq_writer_close(pq_writer *w, pq_write_stats *stats, pq_error *err);
 
 /* Frees (also after a failure; never writes). */
 void pq_writer_free(pq_writer *w);

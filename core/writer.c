@@ -407,7 +407,7 @@ static pq_status put_footer(pq_writer *w, pq_error *err)
 	return st;
 }
 
-pq_status pq_writer_close(pq_writer *w, pq_convert_stats *stats, pq_error *err)
+pq_status pq_writer_close(pq_writer *w, pq_write_stats *stats, pq_error *err)
 {
 	PQ_TRY(usable(w, err));
 	pq_status st = end_row_group(w, err);

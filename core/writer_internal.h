@@ -15,7 +15,7 @@
 
 #include "pq_arena.h"
 #include "pq_buf.h"
-#include "pq_convert.h"
+#include "pq_write_options.h"
 #include "pq_crypto.h"
 #include "pq_error.h"
 #include "pq_metadata.h"

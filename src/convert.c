@@ -24,6 +24,7 @@
 #include "pfs_options.h"
 #include "pq_convert.h"
 #include "pq_keyring.h"
+#include "pq_write_options.h"
 
 #define SCHEMA_MAX (16u << 20)
 

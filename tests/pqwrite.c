@@ -425,7 +425,7 @@ int main(int argc, char **argv)
 			in_rg = 0;
 		}
 	}
-	pq_convert_stats stats = {0};
+	pq_write_stats stats = {0};
 	if (st == PQ_OK)
 		st = pq_writer_close(w, &stats, &err);
 	pq_writer_free(w);

@@ -3,7 +3,7 @@
  * are checked by pq_utf8_seq (pq_utf8.h). */
 #include "config.h"
 
-#include "pq_render.h"
+#include "pq_text.h"
 #include "pq_utf8.h"
 
 static const uint8_t replacement[3] = {0xEF, 0xBF, 0xBD}; /* U+FFFD */
