@@ -219,12 +219,17 @@ static int list_root(pfs_fs *fs, pfs_node *self, pfs_dirh *d)
 
 static void stg_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	pfs_node *n = stg_node(req, ino);
+	struct stat st;
+	int rc;
 	if (ino == FUSE_ROOT_ID)
 		pfs_opendir_with(req, ino, fi, list_root, entry_attr);
-	else if (stg_node(req, ino))
-		pfs_opendir_with(req, ino, fi, list_dir, entry_attr);
-	else
+	else if (!n)
 		next_of(req)->opendir(req, ino, fi);
+	else if ((rc = pfs_stg_stat(fs_of(req), n, &st)) != 0)
+		fuse_reply_err(req, -rc); /* gone since looked up */
+	else
+		pfs_opendir_with(req, ino, fi, list_dir, entry_attr);
 }
 
 /* With staging/, the space is SOURCE's (df, and tools that check it). */
