@@ -326,7 +326,7 @@ static int x_page_raw(const pfs_kctx *c, uint64_t *off, uint64_t *len)
 #define TEXT(fn) .body = PFS_BODY_TEXT, .size = PFS_SZ_TEXT, .render = (fn)
 #define STREAM(fn, seg) .body = PFS_BODY_STREAM, .stream = (fn), .segment = (seg)
 
-static const pfs_kind_desc kinds[PFS_K_COUNT] = {
+static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	/* PFS_K_NONE: all zero */
 	[PFS_K_SRC_DIR] = {.dir = true, .source = true},
 	[PFS_K_FILE] = {.dir = true, .source = true},
@@ -413,7 +413,7 @@ static const pfs_kind_desc kinds[PFS_K_COUNT] = {
 
 const pfs_kind_desc *pfs_kind_info(uint32_t kind)
 {
-	return &kinds[kind < PFS_K_COUNT ? kind : PFS_K_NONE];
+	return &pfs_kinds[kind < PFS_K_COUNT ? kind : PFS_K_NONE];
 }
 
 bool pfs_kind_is_dir(pfs_kind k)
