@@ -1,4 +1,5 @@
-/* The bytes of each entry kind, through core/pq_file.h, and their sizes.
+/* The bytes of the entries and their sizes, each kind as its row in the
+ * table of kinds says (kinds.c renders them through core/pq_file.h).
  *
  * Small entries (metadata, headers, page texts, page bodies) are rendered
  * whole and kept in the shared cache under the entry's key, so the getattr
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfs_internal.h"
+#include "kinds.h"
 
 int pfs_status_to_errno(pq_status st)
 {
@@ -84,7 +85,7 @@ const pq_page_info *pfs_layout_page(const pq_chunk_layout *l, uint32_t page)
 
 /* A decoded page (held cache entry). lo: the chunk's layout when the
  * caller holds it (loops over pages), else NULL. */
-static int page_get(pfs_fs *fs, pfs_pf *pf, pfs_cobj *lo, uint32_t rg, uint32_t col,
+int pfs_page_get(pfs_fs *fs, pfs_pf *pf, pfs_cobj *lo, uint32_t rg, uint32_t col,
 		    uint32_t page, pfs_cobj **out, pq_error *err)
 {
 	pfs_key k = pfs_key_make(pf->gen, PFS_C_PAGE_DATA, rg, col, page);
@@ -103,7 +104,7 @@ static int page_get(pfs_fs *fs, pfs_pf *pf, pfs_cobj *lo, uint32_t rg, uint32_t 
 	}
 	if (page != PFS_DICT && l->dict) {
 		pq_error derr;
-		if (page_get(fs, pf, lo ? lo : own, rg, col, PFS_DICT, &dict, &derr))
+		if (pfs_page_get(fs, pf, lo ? lo : own, rg, col, PFS_DICT, &dict, &derr))
 			dict = NULL; /* dictionary-encoded pages then fail with their own message */
 	}
 	pq_page_data *pd;
@@ -123,43 +124,6 @@ out:
 
 /* ---- error.txt of chunks and pages ---------------------------------------------- */
 
-/* Appends what is wrong with a chunk (nothing when it is sound). */
-static void chunk_check(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pq_buf *msg)
-{
-	pq_error err = {0};
-	uint64_t off, len;
-	if (pq_chunk_range(pf->f, rg, col, &off, &len, &err) != PQ_OK) {
-		pq_buf_printf(msg, "%s\n", err.msg);
-		return;
-	}
-	pfs_cobj *lo;
-	if (pfs_layout_get(fs, pf, rg, col, &lo, &err)) {
-		pq_buf_printf(msg, "%s\n", err.msg);
-		return;
-	}
-	const pq_chunk_layout *l = pfs_cobj_obj(lo);
-	for (uint32_t p = 0; p < l->num_pages; p++) {
-		pfs_cobj *pd;
-		if (page_get(fs, pf, lo, rg, col, p, &pd, &err)) {
-			pq_buf_printf(msg, "%s\n", err.msg);
-			break;
-		}
-		pfs_cache_release(fs->cache, pd);
-	}
-	pfs_cache_release(fs->cache, lo);
-}
-
-static void page_check(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t page,
-		       pq_buf *msg)
-{
-	pq_error err = {0};
-	pfs_cobj *pd;
-	if (page_get(fs, pf, NULL, rg, col, page, &pd, &err))
-		pq_buf_printf(msg, "%s\n", err.msg);
-	else
-		pfs_cache_release(fs->cache, pd);
-}
-
 /* error.txt presence, remembered in the error node's size (0: sound). */
 static bool error_known(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint32_t col,
 			uint32_t page)
@@ -171,11 +135,10 @@ static bool error_known(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint
 	uint64_t sz = atomic_load(&n->size);
 	if (sz != PFS_SIZE_UNKNOWN)
 		return sz > 0;
+	/* the kind's renderer is its check: it appends what is wrong */
 	pq_buf b = PQ_BUF_INIT;
-	if (kind == PFS_K_CHUNK_ERROR)
-		chunk_check(fs, pf, rg, col, &b);
-	else
-		page_check(fs, pf, rg, col, page, &b);
+	pfs_kctx c = {fs, pf, NULL, &k, NULL};
+	(void)pfs_kind_info(kind)->render(&c, &b);
 	sz = b.len;
 	pfs_cobj *t;
 	if (sz && cache_text(fs, &k, &b, &t) == 0)
@@ -197,86 +160,18 @@ bool pfs_page_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t 
 
 /* ---- whole texts ------------------------------------------------------------------ */
 
-static int render_page(pfs_fs *fs, pfs_pf *pf, pfs_cobj *held, const pfs_key *k, pq_buf *out,
-		       pq_error *err)
-{
-	if (k->kind == PFS_K_PAGE_VALUES || k->kind == PFS_K_PAGE_LEVELS) {
-		pfs_cobj *pd;
-		int rc = page_get(fs, pf, held, k->rg, k->col, k->page, &pd, err);
-		if (rc)
-			return rc;
-		if (k->kind == PFS_K_PAGE_VALUES)
-			pq_text_page_values(pf->f, k->col, pfs_cobj_obj(pd), out);
-		else
-			pq_text_page_levels(pfs_cobj_obj(pd), out);
-		pfs_cache_release(fs->cache, pd);
-		return 0;
-	}
-	pfs_cobj *lo = held;
-	int rc = held ? 0 : pfs_layout_get(fs, pf, k->rg, k->col, &lo, err);
-	if (rc)
-		return rc;
-	const pq_chunk_layout *l = pfs_cobj_obj(lo);
-	const pq_page_info *pi = pfs_layout_page(l, k->page);
-	pq_status st = PQ_OK;
-	if (!pi) {
-		st = pq_fail(err, PQ_EINVAL, "no page %u", k->page);
-	} else if (k->kind == PFS_K_PAGE_HDR_TXT) {
-		st = pq_text_page_header(pf->f, l, pi, out, err);
-	} else if (k->kind == PFS_K_PAGE_HDR_JSON) {
-		st = pq_json_page_header(pf->f, l, pi, out, err);
-	} else { /* PFS_K_PAGE_DATA */
-		uint8_t *body;
-		size_t len;
-		st = pq_page_body(pf->f, l, pi, &body, &len, err);
-		if (st == PQ_OK) {
-			pq_buf_free(out);
-			out->p = body;
-			out->len = out->cap = len;
-		}
-	}
-	if (!held)
-		pfs_cache_release(fs->cache, lo);
-	return st == PQ_OK ? 0 : -pfs_status_to_errno(st);
-}
-
+/* A text entry rendered into out by its kind's renderer. held: the
+ * chunk's layout when the caller holds it. */
 static int render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *held, const pfs_key *k, pq_buf *out,
 		  pq_error *err)
 {
-	const pq_file *f = pf->f;
-	pq_status st = PQ_OK;
-	if (k->kind == PFS_K_FILE_ERROR) {
-		pq_buf_printf(out, "%s\n", pf->msg ? pf->msg : "cannot open the file");
-		return 0;
-	}
-	if (!f)
-		return -EIO;
-	switch ((pfs_kind)k->kind) {
-	case PFS_K_SCHEMA: pq_text_schema(f, out); break;
-	case PFS_K_META_TXT: pq_text_file_metadata(f, out); break;
-	case PFS_K_META_JSON: pq_json_file_metadata(f, out); break;
-	case PFS_K_VERIFY: pq_text_verify(f, out); break;
-	case PFS_K_RG_META_TXT: pq_text_row_group_metadata(f, k->rg, out); break;
-	case PFS_K_RG_META_JSON: pq_json_row_group_metadata(f, k->rg, out); break;
-	case PFS_K_CHUNK_META_TXT: pq_text_chunk_metadata(f, k->rg, k->col, out); break;
-	case PFS_K_CHUNK_META_JSON: pq_json_chunk_metadata(f, k->rg, k->col, out); break;
-	case PFS_K_COLUMN_INDEX: st = pq_text_column_index(f, k->rg, k->col, out, err); break;
-	case PFS_K_OFFSET_INDEX: st = pq_text_offset_index(f, k->rg, k->col, out, err); break;
-	case PFS_K_BLOOM_BIN: st = pq_bloom_filter_bitset(f, k->rg, k->col, out, err); break;
-	case PFS_K_BLOOM_TXT: st = pq_text_bloom_filter(f, k->rg, k->col, out, err); break;
-	case PFS_C_CSV_HEADER: pq_text_csv_header(f, out); break;
-	case PFS_K_CHUNK_ERROR: chunk_check(fs, pf, k->rg, k->col, out); break;
-	case PFS_K_PAGE_ERROR: page_check(fs, pf, k->rg, k->col, k->page, out); break;
-	case PFS_K_PAGE_HDR_TXT:
-	case PFS_K_PAGE_HDR_JSON:
-	case PFS_K_PAGE_DATA:
-	case PFS_K_PAGE_VALUES:
-	case PFS_K_PAGE_LEVELS:
-		return render_page(fs, pf, held, k, out, err);
-	default:
+	const pfs_kind_desc *d = pfs_kind_info(k->kind);
+	if (d->body != PFS_BODY_TEXT || !d->render)
 		return -EINVAL;
-	}
-	return st == PQ_OK ? 0 : -pfs_status_to_errno(st);
+	if (!pf->f && !d->without_file)
+		return -EIO;
+	pfs_kctx c = {fs, pf, held, k, err};
+	return d->render(&c, out);
 }
 
 int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pfs_cobj **out)
@@ -322,65 +217,13 @@ int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out)
 	return pfs_page_text(fs, pf, NULL, k, out);
 }
 
-int pfs_content_range(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, uint64_t *off, uint64_t *len)
-{
-	pq_error err = {0};
-	if (!pf->f)
-		return -EIO;
-	if (k->kind == PFS_K_CHUNK_BIN) {
-		pq_status st = pq_chunk_range(pf->f, k->rg, k->col, off, len, &err);
-		return st == PQ_OK ? 0 : -pfs_status_to_errno(st);
-	}
-	pfs_cobj *lo;
-	int rc = pfs_layout_get(fs, pf, k->rg, k->col, &lo, &err);
-	if (rc)
-		return rc;
-	const pq_page_info *pi = pfs_layout_page(pfs_cobj_obj(lo), k->page);
-	if (pi) {
-		*off = pi->body_offset;
-		*len = pi->body_len;
-	}
-	pfs_cache_release(fs->cache, lo);
-	return pi ? 0 : -ENOENT;
-}
-
 /* ---- sizes --------------------------------------------------------------------------- */
-
-bool pfs_kind_is_aggregate(pfs_kind k)
-{
-	return k == PFS_K_CSV || k == PFS_K_JSONL || k == PFS_K_RG_CSV || k == PFS_K_RG_JSONL ||
-	       k == PFS_K_COLUMN_VALUES || k == PFS_K_VERIFY;
-}
-
-bool pfs_kind_is_stream(pfs_kind k)
-{
-	return k == PFS_K_CSV || k == PFS_K_JSONL || k == PFS_K_RG_CSV || k == PFS_K_RG_JSONL ||
-	       k == PFS_K_COLUMN_VALUES || k == PFS_K_CHUNK_VALUES || k == PFS_K_CHUNK_LEVELS;
-}
 
 void pfs_node_set_size(pfs_fs *fs, pfs_node *n, uint64_t size)
 {
 	uint64_t old = atomic_exchange(&n->size, size);
 	if (old != size && pfs_kind_is_aggregate((pfs_kind)n->key.kind))
 		pfs_notify_inode(fs->notify, n->ino);
-}
-
-/* A data page's levels.txt size from its header alone (ls -l of every
- * page would otherwise decode every page). */
-static bool levels_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k,
-			uint64_t *size)
-{
-	pfs_cobj *lo = layout;
-	pq_error err;
-	if (!lo && pfs_layout_get(fs, pf, k->rg, k->col, &lo, &err) != 0)
-		return false;
-	const pq_page_info *pi = pfs_layout_page(pfs_cobj_obj(lo), k->page);
-	bool ok = pi &&
-		  (pi->header.type == PQ_PAGE_DATA || pi->header.type == PQ_PAGE_DATA_V2) &&
-		  pq_page_levels_size(pf->f, k->col, pi, size);
-	if (!layout)
-		pfs_cache_release(fs->cache, lo);
-	return ok;
 }
 
 /* Size of a whole-text entry: render it (once; the text stays cached).
@@ -392,7 +235,9 @@ static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, pfs_node *n, uint
 		*size = sz;
 		return 0;
 	}
-	if (n->key.kind == PFS_K_PAGE_LEVELS && pf->f && levels_size(fs, pf, layout, &n->key, size)) {
+	const pfs_kind_desc *d = pfs_kind_info(n->key.kind);
+	pfs_kctx c = {fs, pf, layout, &n->key, NULL};
+	if (d->quick_size && d->quick_size(&c, size)) {
 		atomic_store(&n->size, *size);
 		return 0;
 	}
@@ -424,7 +269,7 @@ int pfs_chunk_text_size(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint
 	if (rc)
 		return rc;
 	uint32_t np = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->num_pages;
-	pfs_kind pk = kind == PFS_K_CHUNK_VALUES ? PFS_K_PAGE_VALUES : PFS_K_PAGE_LEVELS;
+	pfs_kind pk = pfs_kind_info(kind)->segment; /* its pages' texts */
 	sz = 0;
 	for (uint32_t p = 0; p < np && rc == 0; p++) {
 		pfs_key pkey = pfs_key_make(pf->gen, pk, rg, col, p);
@@ -444,32 +289,31 @@ int pfs_chunk_text_size(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint
 uint64_t pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n)
 {
 	const pfs_key *k = &n->key;
-	pfs_kind kind = (pfs_kind)k->kind;
+	const pfs_kind_desc *d = pfs_kind_info(k->kind);
+	pfs_kctx c = {fs, pf, NULL, k, NULL};
+	pq_error err = {0};
+	const uint8_t *p;
 	uint64_t sz = 0, off;
-	if (pfs_kind_is_dir(kind))
+	switch (d->size) {
+	case PFS_SZ_NONE:
 		return 0;
-	if (pfs_kind_is_aggregate(kind)) {
+	case PFS_SZ_AFTER:
 		sz = atomic_load(&n->size);
 		return sz == PFS_SIZE_UNKNOWN ? 0 : sz;
-	}
-	switch (kind) {
-	case PFS_K_FOOTER:
-		return pf->f ? pq_file_footer_bytes(pf->f).n : 0;
-	case PFS_K_CHUNK_BIN:
-	case PFS_K_PAGE_RAW:
-		return pfs_content_range(fs, pf, k, &off, &sz) ? 0 : sz;
-	case PFS_K_CHUNK_VALUES:
-	case PFS_K_CHUNK_LEVELS:
-		return pfs_chunk_text_size(fs, pf, kind, k->rg, k->col, &sz) ? 0 : sz;
-	case PFS_K_CHUNK_ERROR:
-		pfs_chunk_error(fs, pf, k->rg, k->col);
+	case PFS_SZ_EXTENT:
+		c.err = &err;
+		if (d->body == PFS_BODY_MEM)
+			return d->mem(&c, &p, &sz) ? 0 : sz;
+		return d->range(&c, &off, &sz) ? 0 : sz;
+	case PFS_SZ_PAGES:
+		return pfs_chunk_text_size(fs, pf, (pfs_kind)k->kind, k->rg, k->col, &sz) ? 0 : sz;
+	case PFS_SZ_CHECK:
+		if (pf->f)
+			error_known(fs, pf, (pfs_kind)k->kind, k->rg, k->col, k->page);
 		sz = atomic_load(&n->size);
 		return sz == PFS_SIZE_UNKNOWN ? 0 : sz;
-	case PFS_K_PAGE_ERROR:
-		pfs_page_error(fs, pf, k->rg, k->col, k->page);
-		sz = atomic_load(&n->size);
-		return sz == PFS_SIZE_UNKNOWN ? 0 : sz;
-	default:
+	case PFS_SZ_TEXT:
 		return text_size(fs, pf, NULL, n, &sz) ? 0 : sz;
 	}
+	return 0;
 }

@@ -1,25 +1,11 @@
-/* The filesystem object: its parts, their lifetime, and logging. */
+/* The filesystem object: its parts, how they are wired, their lifetime. */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "pfs_internal.h"
 #include "pq_keyring.h"
-
-void pfs_log(int priority, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsyslog(priority, fmt, ap);
-	va_end(ap);
-}
-
-uint64_t pfs_fs_new_id(pfs_fs *fs)
-{
-	return (uint64_t)atomic_fetch_add(&fs->next_id, 1);
-}
 
 pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 {
@@ -29,8 +15,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	fs->opts = opts;
 	atomic_init(&fs->next_id, 1);
-	pthread_mutex_init(&fs->live_lock, NULL);
-	fs->live.prev = fs->live.next = &fs->live;
+	pfs_live_init(fs);
 	fs->uid = getuid();
 	fs->gid = getgid();
 	/* A key_file that does not parse refuses the mount: better than
@@ -38,6 +23,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	if (opts->key_file) {
 		pq_status st = pq_keyring_load(opts->key_file, &fs->keys, err);
 		if (st != PQ_OK) {
+			pthread_mutex_destroy(&fs->live_lock);
 			free(fs);
 			return st;
 		}
@@ -85,56 +71,22 @@ int pfs_fs_start(pfs_fs *fs, struct fuse_session *se)
 	return rc;
 }
 
-void pfs_live_add(pfs_fs *fs, pfs_live *l, int what)
-{
-	pthread_mutex_lock(&fs->live_lock);
-	l->what = what;
-	l->prev = &fs->live;
-	l->next = fs->live.next;
-	fs->live.next->prev = l;
-	fs->live.next = l;
-	pthread_mutex_unlock(&fs->live_lock);
-}
-
-void pfs_live_del(pfs_fs *fs, pfs_live *l)
-{
-	pthread_mutex_lock(&fs->live_lock);
-	if (l->next) {
-		l->prev->next = l->next;
-		l->next->prev = l->prev;
-		l->prev = l->next = NULL;
-	}
-	pthread_mutex_unlock(&fs->live_lock);
-}
-
 void pfs_fs_free(pfs_fs *fs)
 {
 	if (!fs)
 		return;
-	pfs_ops_free_live(fs);
+	pfs_live_drop_all(fs);
 	pfs_staging_free(fs->staging); /* its recovery thread notifies */
 	pfs_notify_free(fs->notify);
 	pfs_sources_free(fs->sources);
 	pfs_cache_free(fs->cache);
 	pfs_cache_free(fs->meta);
 	pfs_inodes_free(fs->inodes);
-	pthread_mutex_destroy(&fs->live_lock);
 	pq_keyring_free(fs->keys);
 	free(fs);
 }
 
-pfs_cache *pfs_cache_for(pfs_fs *fs, pfs_kind kind)
+const struct fuse_lowlevel_ops *pfs_ll_ops(pfs_fs *fs)
 {
-	switch (kind) {
-	case PFS_C_PAGE_DATA:
-	case PFS_K_PAGE_VALUES:
-	case PFS_K_PAGE_LEVELS:
-	case PFS_K_PAGE_DATA:
-	case PFS_K_BLOOM_BIN:
-	case PFS_K_VERIFY:
-		return fs->cache;
-	default:
-		return fs->meta;
-	}
+	return fs->staging ? pfs_stg_ops(fs->staging, pfs_ro_ops()) : pfs_ro_ops();
 }
-

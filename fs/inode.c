@@ -1,7 +1,7 @@
 /* Stable inode numbers for the virtual tree.
  *
  * Every entry is named by a key (generation, kind, row group, column,
- * page). The first time a key is seen it gets the next inode number;
+ * page, string id). The first time a key is seen it gets the next inode number;
  * the number stays with the key while mounted and is never handed to
  * another key, so the kernel's caches can trust it. Nodes live in blocks
  * that never move, so looking a node up by inode needs no lock. */
@@ -26,10 +26,10 @@ struct pfs_inodes {
 
 uint64_t pfs_key_hash(const pfs_key *k)
 {
-	/* splitmix-style mixing of the five fields */
+	/* splitmix-style mixing of the six fields */
 	uint64_t h = k->gen * 0x9e3779b97f4a7c15u;
-	uint64_t parts[4] = {k->kind, k->rg, k->col, k->page};
-	for (int i = 0; i < 4; i++) {
+	uint64_t parts[5] = {k->kind, k->rg, k->col, k->page, k->str};
+	for (int i = 0; i < 5; i++) {
 		h ^= parts[i] + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
 		h *= 0xbf58476d1ce4e5b9u;
 		h ^= h >> 31;

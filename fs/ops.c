@@ -1,11 +1,12 @@
-/* The FUSE low-level operations.
+/* The FUSE low-level operations of the read-only tree: SOURCE and the
+ * Parquet files in it.
  *
  * Every request starts by resolving its inode: SOURCE entries are stat'ed
  * (a changed file moves to a new generation, see source.c); entries inside
  * a file need that file's current generation, else they are stale
- * (ESTALE makes the kernel look the path up again). Everything outside
- * the staging folder (staging.c, which these operations hand its inodes
- * to) is read-only: changes fail with EROFS. */
+ * (ESTALE makes the kernel look the path up again). Changes fail with
+ * EROFS. staging/ is a layer around these operations (staging_ops.c): it
+ * serves its own inodes and passes the rest on. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,20 +15,17 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
-#include "pfs_internal.h"
+#include "kinds.h"
 
 static pfs_fs *fs_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
 }
 
-/* The node of ino when it belongs to staging/, else NULL. */
-static pfs_node *stg_node(pfs_fs *fs, fuse_ino_t ino)
+/* An entry inside a Parquet file (not SOURCE's, not a layer's). */
+static bool in_file(const pfs_node *n)
 {
-	if (!fs->staging)
-		return NULL;
-	pfs_node *n = pfs_inode_by_ino(fs->inodes, ino);
-	return n && pfs_kind_is_staging((pfs_kind)n->key.kind) ? n : NULL;
+	return pfs_kind_info(n->key.kind)->parent != PFS_K_NONE;
 }
 
 /* ---- resolving inodes -------------------------------------------------------------- */
@@ -54,9 +52,9 @@ static int resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, res *r)
 	if (!r->n)
 		return -ESTALE;
 	pfs_kind kind = (pfs_kind)r->n->key.kind;
-	if (pfs_kind_is_staging(kind))
-		return pfs_stg_stat(fs, r->n, &r->base); /* base is the whole attr */
 	pfs_src *src = r->n->src;
+	if (!src)
+		return 0; /* a layer's directory (staging/): its layer has the attributes */
 	uint64_t gen;
 	int rc = pfs_src_check(fs, src, &gen, &r->base);
 	if (rc)
@@ -83,10 +81,6 @@ static void make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *ba
 		      struct stat *st)
 {
 	pfs_kind k = (pfs_kind)n->key.kind;
-	if (pfs_kind_is_staging(k)) {
-		*st = *base;
-		return;
-	}
 	memset(st, 0, sizeof *st);
 	mode_t r = base->st_mode & 0444;
 	bool dir = pfs_kind_is_dir(k);
@@ -109,8 +103,6 @@ static void make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *ba
 static double timeout_of(const pfs_node *n)
 {
 	pfs_kind k = (pfs_kind)n->key.kind;
-	if (pfs_kind_is_staging(k))
-		return 0; /* changes behind the kernel's back (a conversion) */
 	return k == PFS_K_SRC_DIR || k == PFS_K_FILE ? PFS_SOURCE_TIMEOUT : PFS_FILE_TIMEOUT;
 }
 
@@ -140,13 +132,7 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	pfs_node *n = NULL;
 	pfs_pf *pf = r.pf;
 	struct stat base = r.base;
-	if (parent == FUSE_ROOT_ID && pfs_stg_root(fs) && !strcmp(name, pfs_stg_name(fs))) {
-		/* staging/ comes before a SOURCE entry of the same name */
-		n = pfs_stg_root(fs);
-		rc = pfs_stg_stat(fs, n, &base);
-	} else if (r.n->key.kind == PFS_K_STG_DIR) {
-		rc = pfs_stg_lookup(fs, r.n, name, &n, &base);
-	} else if (r.n->key.kind == PFS_K_SRC_DIR) {
+	if (r.n->key.kind == PFS_K_SRC_DIR) {
 		pfs_src *c;
 		rc = pfs_src_lookup(fs, r.n->src, parent, name, &c);
 		if (rc == 0)
@@ -159,9 +145,7 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (rc)
 		goto out;
-	bool in_file = n->key.kind != PFS_K_SRC_DIR && n->key.kind != PFS_K_FILE &&
-		       !pfs_kind_is_staging((pfs_kind)n->key.kind);
-	make_attr(fs, n, in_file ? pf : NULL, &base, &e.attr);
+	make_attr(fs, n, in_file(n) ? pf : NULL, &base, &e.attr);
 	e.ino = n->ino;
 	e.attr_timeout = e.entry_timeout = timeout_of(n);
 out:
@@ -172,8 +156,6 @@ out:
 		e.entry_timeout = r.n ? timeout_of(r.n) : PFS_SOURCE_TIMEOUT;
 		if (r.n && r.n->key.kind == PFS_K_SRC_DIR)
 			e.entry_timeout = PFS_SOURCE_TIMEOUT;
-		if (r.n && r.n->key.kind == PFS_K_STG_DIR)
-			e.entry_timeout = 0;
 		fuse_reply_entry(req, &e);
 		return;
 	}
@@ -185,12 +167,8 @@ out:
 
 static void pfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	(void)fi;
 	pfs_fs *fs = fs_of(req);
-	pfs_node *sn = stg_node(fs, ino);
-	if (sn) {
-		pfs_stg_getattr(req, sn, fi);
-		return;
-	}
 	res r;
 	int rc = resolve(fs, ino, false, &r);
 	if (rc) {
@@ -211,11 +189,12 @@ typedef struct dent {
 	char *name;
 	pfs_node *n;
 	pfs_src *src; /* SOURCE children: to stat for readdirplus */
+	bool layer;   /* a layer's entry: attributes from the handle's attr */
 } dent;
 
 /* An open directory. The listing is made on the first readdir, not at
  * opendir: with cache_readdir the kernel often needs none. */
-typedef struct dirh {
+typedef struct pfs_dirh {
 	pfs_live live;        /* first: the list of open handles */
 	pthread_mutex_t lock;
 	bool listed;
@@ -226,9 +205,12 @@ typedef struct dirh {
 	pfs_key dir;
 	pfs_pf *pf;
 	struct stat base;
+	pfs_dir_list_fn list; /* a layer's listing (NULL: SOURCE's or the file's) */
+	pfs_dir_attr_fn attr; /* ... and its entries' attributes */
+	const char *hide;     /* a SOURCE name the layer shows instead */
 } dirh;
 
-static int dir_add(dirh *d, const char *name, pfs_node *n, pfs_src *src)
+static int dir_add(dirh *d, const char *name, pfs_node *n, pfs_src *src, bool layer)
 {
 	if (!n)
 		return -ENOMEM;
@@ -243,35 +225,34 @@ static int dir_add(dirh *d, const char *name, pfs_node *n, pfs_src *src)
 	char *copy = strdup(name);
 	if (!copy)
 		return -ENOMEM;
-	d->v[d->n++] = (dent){copy, n, src};
+	d->v[d->n++] = (dent){copy, n, src, layer};
 	return 0;
+}
+
+int pfs_dir_add(pfs_dirh *d, const char *name, pfs_node *n)
+{
+	return dir_add(d, name, n, NULL, true);
 }
 
 static int add_src(void *arg, const char *name, pfs_src *c)
 {
 	dirh *d = arg;
-	pfs_key k = pfs_key_make(c->id, c->is_file ? PFS_K_FILE : PFS_K_SRC_DIR, 0, 0, 0);
-	return dir_add(d, name, pfs_inode_get(d->fs->inodes, &k, c), c);
-}
-
-/* The mount root: staging/ first, then SOURCE without an entry of its name. */
-static int add_root(void *arg, const char *name, pfs_src *c)
-{
-	dirh *d = arg;
-	if (!strcmp(name, pfs_stg_name(d->fs)))
+	if (d->hide && !strcmp(name, d->hide))
 		return 0;
-	return add_src(arg, name, c);
+	pfs_key k = pfs_key_make(c->id, c->is_file ? PFS_K_FILE : PFS_K_SRC_DIR, 0, 0, 0);
+	return dir_add(d, name, pfs_inode_get(d->fs->inodes, &k, c), c, false);
 }
 
-static int add_stg(void *arg, const char *name, pfs_node *n)
+int pfs_dir_add_source(pfs_dirh *d, const char *hide)
 {
-	return dir_add(arg, name, n, NULL);
+	d->hide = hide;
+	return pfs_src_list(d->fs, d->self->src, d->self->ino, add_src, d);
 }
 
 static int add_tree(void *arg, const char *name, const pfs_key *k)
 {
 	dirh *d = arg;
-	return dir_add(d, name, pfs_inode_get(d->fs->inodes, k, d->self->src), NULL);
+	return dir_add(d, name, pfs_inode_get(d->fs->inodes, k, d->self->src), NULL, false);
 }
 
 static void dirh_free(dirh *d)
@@ -288,23 +269,23 @@ static void dirh_free(dirh *d)
 	free(d);
 }
 
+static void dirh_drop(pfs_fs *fs, pfs_live *l)
+{
+	(void)fs;
+	dirh_free((dirh *)(void *)l);
+}
+
 static int dir_list(dirh *d)
 {
 	if (d->listed)
 		return 0;
 	int rc;
-	pfs_node *stg = pfs_stg_root(d->fs);
-	if (d->self->key.kind == PFS_K_STG_DIR) {
-		rc = pfs_stg_list(d->fs, d->self, add_stg, d);
-	} else if (d->self->ino == FUSE_ROOT_ID && stg) {
-		rc = dir_add(d, pfs_stg_name(d->fs), stg, NULL);
-		if (rc == 0)
-			rc = pfs_src_list(d->fs, d->self->src, d->self->ino, add_root, d);
-	} else if (d->self->key.kind == PFS_K_SRC_DIR) {
-		rc = pfs_src_list(d->fs, d->self->src, d->self->ino, add_src, d);
-	} else {
+	if (d->list)
+		rc = d->list(d->fs, d->self, d);
+	else if (d->self->key.kind == PFS_K_SRC_DIR)
+		rc = pfs_dir_add_source(d, NULL);
+	else
 		rc = pfs_tree_list(d->fs, d->pf, &d->dir, add_tree, d);
-	}
 	if (rc) {
 		for (size_t i = 0; i < d->n; i++)
 			free(d->v[i].name);
@@ -315,7 +296,8 @@ static int dir_list(dirh *d)
 	return 0;
 }
 
-static void pfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void pfs_opendir_with(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		      pfs_dir_list_fn list, pfs_dir_attr_fn attr)
 {
 	pfs_fs *fs = fs_of(req);
 	res r;
@@ -336,7 +318,9 @@ static void pfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	d->self = r.n;
 	d->dir = r.dir;
 	d->base = r.base;
-	if (r.n->key.kind != PFS_K_SRC_DIR && r.n->key.kind != PFS_K_STG_DIR) {
+	d->list = list;
+	d->attr = attr;
+	if (r.pf) {
 		d->pf = r.pf;
 		r.pf = NULL;
 		/* the listing of a file generation never changes */
@@ -345,7 +329,7 @@ static void pfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	}
 	res_done(&r);
 	fi->fh = (uint64_t)(uintptr_t)d;
-	pfs_live_add(fs, &d->live, PFS_LIVE_DIR);
+	pfs_live_add(fs, &d->live, dirh_drop);
 	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted: no release will come */
 		dirh_free(d);
 	return;
@@ -353,6 +337,11 @@ fail:
 	res_done(&r);
 	dirh_free(d);
 	fuse_reply_err(req, -rc);
+}
+
+static void pfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	pfs_opendir_with(req, ino, fi, NULL, NULL);
 }
 
 static void do_readdir(fuse_req_t req, size_t size, off_t off, struct fuse_file_info *fi,
@@ -384,20 +373,18 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off, struct fuse_file_
 			if (plus) {
 				struct stat base = d->base;
 				pfs_node *n = de->n;
-				if (pfs_kind_is_staging((pfs_kind)n->key.kind) &&
-				    pfs_stg_stat(fs, n, &base))
-					continue; /* gone since listed */
-				if (de->src) {
-					pfs_node *cn;
-					if (src_child(fs, de->src, &cn, &base))
-						continue; /* vanished since opendir */
-				}
-				bool in_file = n->key.kind != PFS_K_SRC_DIR &&
-					       n->key.kind != PFS_K_FILE &&
-					       !pfs_kind_is_staging((pfs_kind)n->key.kind);
-				make_attr(fs, n, in_file ? d->pf : NULL, &base, &e.attr);
 				e.ino = n->ino;
-				e.attr_timeout = e.entry_timeout = timeout_of(n);
+				double t = timeout_of(n);
+				pfs_node *cn;
+				if (de->layer) {
+					if (d->attr(fs, n, &e.attr, &t))
+						continue; /* gone since listed */
+				} else if (de->src && src_child(fs, de->src, &cn, &base)) {
+					continue; /* vanished since opendir */
+				} else {
+					make_attr(fs, n, in_file(n) ? d->pf : NULL, &base, &e.attr);
+				}
+				e.attr_timeout = e.entry_timeout = t;
 			} else {
 				e.attr.st_ino = de->n->ino;
 				e.attr.st_mode = pfs_kind_is_dir((pfs_kind)de->n->key.kind) ? S_IFDIR
@@ -467,41 +454,53 @@ static void handle_free(pfs_fs *fs, handle *h)
 	free(h);
 }
 
+static void handle_drop(pfs_fs *fs, pfs_live *l)
+{
+	handle_free(fs, (handle *)(void *)l);
+}
+
 static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 {
 	pfs_node *n = h->n;
 	pfs_kind kind = (pfs_kind)n->key.kind;
-	pfs_pf *pf = h->pf;
-	int rc = 0;
-	if (kind == PFS_K_FOOTER) {
-		if (!pf->f)
-			return -EIO;
-		pq_bytes b = pq_file_footer_bytes(pf->f);
+	const pfs_kind_desc *d = pfs_kind_info(kind);
+	pq_error err = {0};
+	pfs_kctx c = {fs, h->pf, NULL, &n->key, &err};
+	int rc = -EINVAL;
+	switch (d->body) {
+	case PFS_BODY_MEM:
 		h->type = H_MEM;
-		h->p = b.p;
-		h->len = b.n;
-	} else if (kind == PFS_K_CHUNK_BIN || kind == PFS_K_PAGE_RAW) {
+		rc = d->mem(&c, &h->p, &h->len);
+		break;
+	case PFS_BODY_RANGE:
 		h->type = H_RANGE;
-		rc = pfs_content_range(fs, pf, &n->key, &h->base, &h->len);
-	} else if (pfs_kind_is_stream(kind)) {
+		rc = d->range(&c, &h->base, &h->len);
+		break;
+	case PFS_BODY_STREAM:
 		h->type = H_STREAM;
-		if (kind == PFS_K_CHUNK_VALUES || kind == PFS_K_CHUNK_LEVELS) {
+		rc = 0;
+		if (d->size == PFS_SZ_PAGES) {
 			/* exact size: fails here, like its getattr, when undecodable */
 			uint64_t sz;
-			rc = pfs_chunk_text_size(fs, pf, kind, n->key.rg, n->key.col, &sz);
+			rc = pfs_chunk_text_size(fs, h->pf, kind, n->key.rg, n->key.col, &sz);
 		}
 		if (rc == 0)
-			rc = pfs_stream_open(fs, pf, n, &h->stream);
-	} else {
+			rc = pfs_stream_open(fs, h->pf, n, &h->stream);
+		break;
+	case PFS_BODY_TEXT:
 		h->type = H_TEXT;
-		rc = pfs_content_text(fs, pf, &n->key, &h->text);
+		rc = pfs_content_text(fs, h->pf, &n->key, &h->text);
 		if (rc == 0) {
 			const pfs_text *t = pfs_cobj_obj(h->text);
 			h->p = t->p;
 			h->len = t->len;
-			if (kind == PFS_K_VERIFY)
+			/* an aggregate rendered whole (verify.txt): its size is known now */
+			if (d->size == PFS_SZ_AFTER)
 				pfs_node_set_size(fs, n, t->len);
 		}
+		break;
+	case PFS_BODY_NONE:
+		break;
 	}
 	if (rc)
 		return rc;
@@ -521,11 +520,6 @@ static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	pfs_fs *fs = fs_of(req);
-	pfs_node *sn = stg_node(fs, ino);
-	if (sn) {
-		pfs_stg_open(req, sn, fi);
-		return;
-	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
 		fuse_reply_err(req, EROFS);
 		return;
@@ -543,7 +537,7 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		h->pf = r.pf;
 		r.pf = NULL;
 		rc = open_handle(fs, h, fi);
-		if (rc == 0 && !h->pf->f && h->n->key.kind != PFS_K_FILE_ERROR)
+		if (rc == 0 && !h->pf->f && !pfs_kind_info(h->n->key.kind)->without_file)
 			rc = -EIO;
 	}
 	if (rc) {
@@ -557,26 +551,9 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	res_done(&r);
 	fi->fh = (uint64_t)(uintptr_t)h;
-	pfs_live_add(fs, &h->live, PFS_LIVE_FILE);
+	pfs_live_add(fs, &h->live, handle_drop);
 	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted */
 		handle_free(fs, h);
-}
-
-void pfs_ops_free_live(pfs_fs *fs)
-{
-	for (;;) {
-		pthread_mutex_lock(&fs->live_lock);
-		pfs_live *l = fs->live.next;
-		pthread_mutex_unlock(&fs->live_lock);
-		if (l == &fs->live)
-			return;
-		if (l->what == PFS_LIVE_DIR)
-			dirh_free((dirh *)(void *)l);
-		else if (l->what == PFS_LIVE_FILE)
-			handle_free(fs, (handle *)(void *)l);
-		else
-			pfs_stg_handle_drop(fs, l);
-	}
 }
 
 /* Replies with the bytes of one read. Replies point into the handle (its
@@ -627,11 +604,8 @@ static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
+	(void)ino;
 	pfs_fs *fs = fs_of(req); /* req is gone once replied to */
-	if (stg_node(fs, ino)) {
-		pfs_stg_read(req, size, off, fi);
-		return;
-	}
 	atomic_fetch_add(&h->refs, 1);
 	read_reply(req, h, size, (uint64_t)off);
 	if (atomic_fetch_sub(&h->refs, 1) == 1)
@@ -641,33 +615,27 @@ static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void pfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	handle *h = (handle *)(uintptr_t)fi->fh;
+	(void)ino;
 	pfs_fs *fs = fs_of(req);
-	if (stg_node(fs, ino)) {
-		pfs_stg_release(req, fi);
-		return;
-	}
 	fuse_reply_err(req, 0);
 	if (atomic_fetch_sub(&h->refs, 1) == 1)
 		handle_free(fs, h);
 }
 
+/* Without staging/ (its layer reports SOURCE's space), nothing can be
+ * written: a read-only filesystem. */
 static void pfs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	(void)ino;
-	pfs_fs *fs = fs_of(req);
 	struct statvfs sv;
 	memset(&sv, 0, sizeof sv);
-	/* with staging/, the space is SOURCE's (df, and tools that check it) */
-	if (!fs->staging || statvfs(fs->opts->source_abs, &sv) != 0) {
-		memset(&sv, 0, sizeof sv);
-		sv.f_bsize = sv.f_frsize = 4096;
-	}
+	sv.f_bsize = sv.f_frsize = 4096;
 	sv.f_namemax = 255;
-	sv.f_flag = ST_NOSUID | ST_NODEV | (fs->staging ? 0 : ST_RDONLY);
+	sv.f_flag = ST_NOSUID | ST_NODEV | ST_RDONLY;
 	fuse_reply_statfs(req, &sv);
 }
 
-/* ---- everything that would change the tree: staging/ only, else read-only ---------- */
+/* ---- everything that would change the tree: read-only ------------------------------- */
 
 static void rofs(fuse_req_t req)
 {
@@ -677,11 +645,8 @@ static void rofs(fuse_req_t req)
 static void pfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 			struct fuse_file_info *fi)
 {
-	pfs_node *sn = stg_node(fs_of(req), ino);
-	if (sn)
-		pfs_stg_setattr(req, sn, attr, to_set, fi);
-	else
-		rofs(req);
+	(void)ino, (void)attr, (void)to_set, (void)fi;
+	rofs(req);
 }
 
 static void pfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
@@ -693,29 +658,20 @@ static void pfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 
 static void pfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
-	pfs_node *sn = stg_node(fs_of(req), parent);
-	if (sn && sn->key.kind == PFS_K_STG_DIR)
-		pfs_stg_mkdir(req, sn, name, mode);
-	else
-		rofs(req);
+	(void)parent, (void)name, (void)mode;
+	rofs(req);
 }
 
 static void pfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	pfs_node *sn = stg_node(fs_of(req), parent);
-	if (sn && sn->key.kind == PFS_K_STG_DIR)
-		pfs_stg_unlink(req, sn, name);
-	else
-		rofs(req);
+	(void)parent, (void)name;
+	rofs(req);
 }
 
 static void pfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	pfs_node *sn = stg_node(fs_of(req), parent);
-	if (sn && sn->key.kind == PFS_K_STG_DIR)
-		pfs_stg_rmdir(req, sn, name);
-	else
-		rofs(req);
+	(void)parent, (void)name;
+	rofs(req);
 }
 
 static void pfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
@@ -727,14 +683,8 @@ static void pfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, con
 static void pfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		       fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
-	(void)name, (void)newname, (void)flags;
-	/* Nothing is renamed in staging/: a staged file is published by its
-	 * close, not by a name. EXDEV makes mv copy (and so convert) instead. */
-	pfs_fs *fs = fs_of(req);
-	if (stg_node(fs, parent) || stg_node(fs, newparent))
-		fuse_reply_err(req, EXDEV);
-	else
-		rofs(req);
+	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+	rofs(req);
 }
 
 static void pfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
@@ -746,57 +696,41 @@ static void pfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const
 static void pfs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		       struct fuse_file_info *fi)
 {
-	pfs_node *sn = stg_node(fs_of(req), parent);
-	if (sn && sn->key.kind == PFS_K_STG_DIR)
-		pfs_stg_create(req, sn, name, mode, fi);
-	else
-		rofs(req);
+	(void)parent, (void)name, (void)mode, (void)fi;
+	rofs(req);
 }
 
 static void pfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
-	if (stg_node(fs_of(req), ino))
-		pfs_stg_write(req, buf, size, off, fi);
-	else
-		rofs(req);
+	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
+	rofs(req);
 }
 
-/* Only staging handles ask for flushes (the others are opened noflush). */
+/* Never asked for: handles here are opened noflush. */
 static void pfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	if (stg_node(fs_of(req), ino))
-		pfs_stg_flush(req, fi);
-	else
-		fuse_reply_err(req, 0);
+	(void)ino, (void)fi;
+	fuse_reply_err(req, 0);
 }
 
 static void pfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	if (stg_node(fs_of(req), ino))
-		pfs_stg_fsync(req, datasync, fi);
-	else
-		fuse_reply_err(req, 0);
+	(void)ino, (void)datasync, (void)fi;
+	fuse_reply_err(req, 0);
 }
 
 static void pfs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 			 size_t size, int flags)
 {
-	(void)name, (void)value, (void)size, (void)flags;
-	/* staged files keep no extended attributes (cp -p then uses chmod) */
-	if (stg_node(fs_of(req), ino))
-		fuse_reply_err(req, ENOTSUP);
-	else
-		rofs(req);
+	(void)ino, (void)name, (void)value, (void)size, (void)flags;
+	rofs(req);
 }
 
 static void pfs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	(void)name;
-	if (stg_node(fs_of(req), ino))
-		fuse_reply_err(req, ENOTSUP);
-	else
-		rofs(req);
+	(void)ino, (void)name;
+	rofs(req);
 }
 
 static void pfs_init(void *userdata, struct fuse_conn_info *conn)
@@ -841,7 +775,7 @@ static const struct fuse_lowlevel_ops pfs_ops = {
 	.create = pfs_create,
 };
 
-const struct fuse_lowlevel_ops *pfs_ll_ops(void)
+const struct fuse_lowlevel_ops *pfs_ro_ops(void)
 {
 	return &pfs_ops;
 }

@@ -20,7 +20,9 @@ int pfs_fs_start(pfs_fs *fs, struct fuse_session *se);
 /* Stops the notifier (before fuse_session_destroy) and frees everything. */
 void pfs_fs_free(pfs_fs *fs);
 
-const struct fuse_lowlevel_ops *pfs_ll_ops(void);
+/* The operations of the mount: the read-only tree, wrapped in staging/'s
+ * layer when there is one. Lives as long as fs. */
+const struct fuse_lowlevel_ops *pfs_ll_ops(pfs_fs *fs);
 
 /* syslog, and stderr when in the foreground. */
 void pfs_log(int priority, const char *fmt, ...) PQ_PRINTF(2, 3);

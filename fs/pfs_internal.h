@@ -2,13 +2,18 @@
  *
  *   source.c  SOURCE on disk: directories, Parquet files, generations
  *   inode.c   key -> stable inode number (never reused while mounted)
+ *   kinds.c   the table of entry kinds (kinds.h): names, places, pools,
+ *             renderers, sizes
  *   tree.c    the virtual tree of one Parquet file (names, kinds)
  *   cache.c   bounded LRU of layouts, decoded pages and rendered texts
  *   content.c bytes and sizes of each entry kind, via core/pq_file.h
  *   stream.c  resumable rendering of the large aggregate entries
  *   notify.c  kernel cache invalidation, off the request threads
- *   ops.c     the FUSE low-level operations
- *   staging*.c the writable staging/ folder (staging_internal.h)
+ *   ops.c     the FUSE low-level operations of the read-only tree
+ *   live.c    the open handles (freed at exit when no release came)
+ *   log.c     logging
+ *   staging*.c the writable staging/ folder (staging_internal.h), a layer
+ *             around ops.c's operations (staging_ops.c)
  */
 #ifndef PFS_INTERNAL_H
 #define PFS_INTERNAL_H
@@ -74,6 +79,7 @@ typedef enum pfs_kind {
 	PFS_K_CHUNK_VALUES,
 	PFS_K_CHUNK_LEVELS,
 	PFS_K_CHUNK_BIN,
+	PFS_K_DICT,           /* the name dictionary/ only: its key is (PAGE, page PFS_DICT) */
 	PFS_K_PAGES,
 	PFS_K_COLUMN_INDEX,
 	PFS_K_OFFSET_INDEX,
@@ -95,26 +101,38 @@ typedef enum pfs_kind {
 	PFS_K_COUNT
 } pfs_kind;
 
+/* What names an entry (doc/design.md, "The tree and its keys"). str is
+ * for entries named by a string rather than by numbers (such as a future
+ * where/<col>=<value>/): the id of an interned string, 0 for none. It is
+ * hashed and compared like the rest, so two such entries differing only
+ * in their string are two inodes. Nothing sets it yet. */
 typedef struct pfs_key {
 	uint64_t gen;
 	uint32_t kind, rg, col, page;
+	uint64_t str;
 } pfs_key;
 
 static inline pfs_key pfs_key_make(uint64_t gen, pfs_kind kind, uint32_t rg, uint32_t col,
 				   uint32_t page)
 {
-	pfs_key k = {gen, (uint32_t)kind, rg, col, page};
+	pfs_key k = {gen, (uint32_t)kind, rg, col, page, 0};
 	return k;
 }
 
 static inline bool pfs_key_eq(const pfs_key *a, const pfs_key *b)
 {
 	return a->gen == b->gen && a->kind == b->kind && a->rg == b->rg && a->col == b->col &&
-	       a->page == b->page;
+	       a->page == b->page && a->str == b->str;
 }
 
 uint64_t pfs_key_hash(const pfs_key *k);
+
+/* Lookups in the table of kinds (kinds.c, kinds.h). */
 bool pfs_kind_is_dir(pfs_kind k);
+bool pfs_kind_is_stream(pfs_kind k);
+/* True for entries whose size is only known after rendering them. */
+bool pfs_kind_is_aggregate(pfs_kind k);
+bool pfs_kind_is_staging(pfs_kind k);
 
 typedef struct pfs_src pfs_src;
 typedef struct pfs_pf pfs_pf;
@@ -216,22 +234,8 @@ pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
 			pfs_free_fn free_fn);
 /* Releases a held entry (of whichever pool it came from). */
 void pfs_cache_release(pfs_cache *c, pfs_cobj *e);
-/* The pool for objects of a kind. */
+/* The pool for objects of a kind (its row in kinds.c). */
 pfs_cache *pfs_cache_for(pfs_fs *fs, pfs_kind kind);
-typedef struct pfs_live {
-	struct pfs_live *prev, *next; /* NULL when not linked */
-	int what;                     /* PFS_LIVE_* */
-} pfs_live;
-
-/* Open handles: linked when opened, unlinked when freed; what is one of: */
-enum { PFS_LIVE_DIR, PFS_LIVE_FILE, PFS_LIVE_STG };
-void pfs_live_add(pfs_fs *fs, pfs_live *l, int what);
-void pfs_live_del(pfs_fs *fs, pfs_live *l);
-/* Frees the handles whose release never came (fs/ops.c; at exit only). */
-void pfs_ops_free_live(pfs_fs *fs);
-/* A staging handle left at exit: its descriptor closed, no conversion (a
- * remount finds the file and converts it or says it was never closed). */
-void pfs_stg_handle_drop(pfs_fs *fs, pfs_live *l);
 /* The object a held entry holds (as given to pfs_cache_put). */
 void *pfs_cobj_obj(const pfs_cobj *e);
 /* Evicts every entry of a generation (a file that changed). */
@@ -258,7 +262,24 @@ void pfs_notify_entry(pfs_notify *n, fuse_ino_t parent, const char *name);
  * flush: the kernel holds no directory lock for it). */
 void pfs_notify_wait(pfs_notify *n);
 
-/* ---- the filesystem ------------------------------------------------------------ */
+/* ---- live.c ------------------------------------------------------------------------ */
+
+typedef struct pfs_live pfs_live;
+/* Frees a handle whose release never came (at exit only); unlinks it. */
+typedef void (*pfs_live_drop_fn)(pfs_fs *fs, pfs_live *l);
+struct pfs_live {
+	struct pfs_live *prev, *next; /* NULL when not linked */
+	pfs_live_drop_fn drop;
+};
+
+/* Open handles: linked when opened, unlinked when freed. */
+void pfs_live_init(pfs_fs *fs);
+void pfs_live_add(pfs_fs *fs, pfs_live *l, pfs_live_drop_fn drop);
+void pfs_live_del(pfs_fs *fs, pfs_live *l);
+/* Drops every handle still linked, then the list (at exit). */
+void pfs_live_drop_all(pfs_fs *fs);
+
+/* ---- the filesystem (fs.c: its parts and their lifetime) --------------------------- */
 
 struct pfs_fs {
 	const pfs_options *opts;
@@ -274,16 +295,38 @@ struct pfs_fs {
 	 * (single-file SOURCE: its name), as pq_file_open's name. */
 	pq_keyring *keys;
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
-	/* Open file and directory handles (fs/ops.c). The kernel drops the
-	 * releases still queued when the filesystem is unmounted; those
-	 * handles are freed at exit from this list. */
+	/* Open file and directory handles (live.c). */
 	pthread_mutex_t live_lock;
 	pfs_live live;
 	uid_t uid;
 	gid_t gid;
 };
 
-uint64_t pfs_fs_new_id(pfs_fs *fs);
+/* A new source id or file generation (never 0, never reused). */
+static inline uint64_t pfs_fs_new_id(pfs_fs *fs)
+{
+	return (uint64_t)atomic_fetch_add(&fs->next_id, 1);
+}
+
+/* ---- ops.c -------------------------------------------------------------------------- */
+
+/* The operations of the read-only tree (SOURCE and its Parquet files). */
+const struct fuse_lowlevel_ops *pfs_ro_ops(void);
+
+/* Directory handles, for a layer's own directories (staging_ops.c): the
+ * layer opens them with its listing; readdir, readdirplus and releasedir
+ * are the read-only table's. */
+typedef struct pfs_dirh pfs_dirh;
+/* Fills the listing of the directory self (called on the first readdir). */
+typedef int (*pfs_dir_list_fn)(pfs_fs *fs, pfs_node *self, pfs_dirh *d);
+/* Attributes and timeouts of a layer's entry now (nonzero: gone, not listed). */
+typedef int (*pfs_dir_attr_fn)(pfs_fs *fs, pfs_node *n, struct stat *st, double *timeout);
+void pfs_opendir_with(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		      pfs_dir_list_fn list, pfs_dir_attr_fn attr);
+/* A layer's entry (its attributes from the handle's attr). */
+int pfs_dir_add(pfs_dirh *d, const char *name, pfs_node *n);
+/* The entries of the SOURCE directory of the handle, but one named hide. */
+int pfs_dir_add_source(pfs_dirh *d, const char *hide);
 
 /* ---- tree.c ------------------------------------------------------------------- */
 
@@ -300,8 +343,6 @@ int pfs_tree_lookup(pfs_fs *fs, pfs_pf *pf, const pfs_key *dir, const char *name
 /* The size of an entry: exact, or (for aggregates not yet rendered)
  * PFS_SIZE_UNKNOWN. Errors of bad chunks/pages give 0 (their reads fail). */
 uint64_t pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n);
-/* True for entries whose size is only known after rendering them. */
-bool pfs_kind_is_aggregate(pfs_kind k);
 /* Whole-buffer entries (texts, small binaries): rendered or cached text. */
 int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out);
 /* The same for a page entry, with the chunk's layout held by the caller. */
@@ -310,8 +351,6 @@ int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pf
  * there, else rendered straight into out without caching the text
  * (streams read each page once). out is unchanged on failure. */
 int pfs_page_render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pq_buf *out);
-/* chunk.bin / raw.bin: byte range in the source file. */
-int pfs_content_range(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, uint64_t *off, uint64_t *len);
 /* Whether a chunk or page has an error.txt (something is wrong with it);
  * found out once, the text cached and its size kept in the error node. */
 bool pfs_chunk_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col);
@@ -328,8 +367,7 @@ int pfs_status_to_errno(pq_status st);
 /* ---- stream.c ----------------------------------------------------------------- */
 
 typedef struct pfs_stream pfs_stream;
-/* For PFS_K_CSV, JSONL, RG_CSV, RG_JSONL, COLUMN_VALUES, CHUNK_VALUES,
- * CHUNK_LEVELS, VERIFY. */
+/* For the kinds with PFS_BODY_STREAM (kinds.c). */
 int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out);
 /* Points *buf at up to size bytes at off (*got may be short only at EOF),
  * and keeps the stream locked until pfs_stream_read_done, so the caller
@@ -338,7 +376,6 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **bu
 		    size_t *got);
 void pfs_stream_read_done(pfs_stream *s);
 void pfs_stream_free(pfs_stream *s);
-bool pfs_kind_is_stream(pfs_kind k);
 
 /* Records an aggregate's size once known; tells the kernel when it was
  * unknown before (so st_size becomes exact). */
@@ -350,7 +387,6 @@ pq_status pfs_staging_new(pfs_fs *fs, pfs_staging **out, pq_error *err);
 /* Starts recovery of what a crash left (a thread of its own). */
 int pfs_staging_start(pfs_staging *s);
 void pfs_staging_free(pfs_staging *s);
-bool pfs_kind_is_staging(pfs_kind k);
 /* staging/ (NULL when there is none) and its name at the mount root. */
 pfs_node *pfs_stg_root(pfs_fs *fs);
 const char *pfs_stg_name(const pfs_fs *fs);
@@ -360,6 +396,9 @@ int pfs_stg_lookup(pfs_fs *fs, pfs_node *dir, const char *name, pfs_node **out,
 		   struct stat *st);
 typedef int (*pfs_stg_list_fn)(void *ctx, const char *name, pfs_node *n);
 int pfs_stg_list(pfs_fs *fs, pfs_node *dir, pfs_stg_list_fn fn, void *ctx);
+/* The operations table of the mount with staging/: s's operations around
+ * next (staging_ops.c; the table lives as long as s). */
+const struct fuse_lowlevel_ops *pfs_stg_ops(pfs_staging *s, const struct fuse_lowlevel_ops *next);
 /* The operations on staging nodes (they reply). */
 void pfs_stg_getattr(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi);
 void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfs_internal.h"
+#include "kinds.h"
 #include "pq_schema.h"
 
 #define HIDDEN_DIR ".parquetfs" /* staging's private area under SOURCE */
@@ -200,12 +200,6 @@ static int has_magic(int dirfd, const char *name)
 	return ok;
 }
 
-/* Names of a file's top-level entries, to drop the kernel's dentries. */
-static const char *const top_names[] = {
-	"error.txt", "schema.txt", "metadata.txt", "metadata.json", "footer.bin",
-	"verify.txt", "data.csv", "data.jsonl", "columns", "row_groups",
-};
-
 /* Under s->lock: forget the current generation. */
 static pfs_pf *retire_locked(pfs_fs *fs, pfs_src *s)
 {
@@ -221,8 +215,12 @@ static pfs_pf *retire_locked(pfs_fs *fs, pfs_src *s)
 	pfs_node *n = pfs_inode_find(fs->inodes, &k);
 	if (n) {
 		pfs_notify_inode(fs->notify, n->ino);
-		for (size_t i = 0; i < sizeof top_names / sizeof top_names[0]; i++)
-			pfs_notify_entry(fs->notify, n->ino, top_names[i]);
+		/* the kernel's dentries of the file's top-level names */
+		for (uint32_t kind = 0; kind < PFS_K_COUNT; kind++) {
+			const pfs_kind_desc *d = pfs_kind_info(kind);
+			if (d->parent == PFS_K_FILE && d->name)
+				pfs_notify_entry(fs->notify, n->ino, d->name);
+		}
 	}
 	pfs_log(LOG_INFO, "%s changed: reloading on next access", s->path);
 	return old;

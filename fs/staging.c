@@ -49,11 +49,6 @@ static pfs_staging *stg_of(fuse_req_t req)
 	return ((pfs_fs *)fuse_req_userdata(req))->staging;
 }
 
-bool pfs_kind_is_staging(pfs_kind k)
-{
-	return k == PFS_K_STG_DIR || k == PFS_K_STG_FILE || k == PFS_K_STG_ERROR;
-}
-
 /* ---- names ------------------------------------------------------------------------ */
 
 static uint64_t rel_hash(const char *s)
@@ -399,7 +394,9 @@ static void handle_close(pfs_staging *s, stg_handle *h)
 	free(h);
 }
 
-void pfs_stg_handle_drop(pfs_fs *fs, pfs_live *l)
+/* A handle left at exit: its descriptor closed, no conversion (a remount
+ * finds the file and converts it or says it was never closed). */
+static void handle_drop(pfs_fs *fs, pfs_live *l)
 {
 	stg_handle *h = (stg_handle *)(void *)l;
 	pfs_live_del(fs, l);
@@ -449,7 +446,7 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 	ep.ino = n->ino;
 	ep.attr = st;
 	fi->fh = (uint64_t)(uintptr_t)h;
-	pfs_live_add(s->fs, &h->live, PFS_LIVE_STG);
+	pfs_live_add(s->fs, &h->live, handle_drop);
 	if (fuse_reply_create(req, &ep, fi) == -ENOENT) /* interrupted */
 		handle_close(s, h);
 }
@@ -469,7 +466,7 @@ void pfs_stg_open(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
-	pfs_live_add(s->fs, &h->live, PFS_LIVE_STG);
+	pfs_live_add(s->fs, &h->live, handle_drop);
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		handle_close(s, h);
 }

@@ -2,6 +2,7 @@
  *
  *   staging.c          the staging/ tree in the mount: names, inodes,
  *                      attributes and the FUSE operations on it
+ *   staging_ops.c      those operations as a layer around the read-only ones
  *   staging_store.c    staged bytes on disk under SOURCE/.parquetfs/staging:
  *                      paths, markers, .error files, recovery at mount
  *   staging_publish.c  conversion of a closed staged file and atomic
@@ -68,6 +69,9 @@ struct pfs_staging {
 	pthread_t recovery;
 	bool recovery_started;
 	atomic_bool stop;
+	/* staging_ops.c: the operations it wraps, and the wrapped table */
+	const struct fuse_lowlevel_ops *next;
+	struct fuse_lowlevel_ops ops;
 };
 
 /* ---- staging.c ---- */

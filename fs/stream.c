@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfs_internal.h"
+#include "kinds.h"
 
 #define KEEP_BEHIND ((uint64_t)4 << 20) /* window kept before the read offset */
 #define ROW_CHUNK ((size_t)256 << 10)   /* bytes rendered per row reader call */
@@ -112,6 +112,47 @@ static int num_pages(pfs_stream *s, uint32_t rg, uint32_t *np)
 	return 0;
 }
 
+/* An entry below a row group (its data.csv, a chunk's texts) covers that
+ * row group only. */
+static void scope(pfs_stream *s)
+{
+	pfs_kind parent = pfs_kind_info(s->kind)->parent;
+	if (parent == PFS_K_RG || parent == PFS_K_CHUNK) {
+		s->rg_lo = s->node->key.rg;
+		s->rg_hi = s->node->key.rg + 1;
+	}
+}
+
+static int rows(pfs_stream *s, pq_row_format fmt)
+{
+	scope(s);
+	s->rows = true;
+	s->fmt = fmt;
+	s->header = fmt == PQ_ROWS_CSV;
+	return 0;
+}
+
+int pfs_stream_csv(pfs_stream *s)
+{
+	return rows(s, PQ_ROWS_CSV);
+}
+
+int pfs_stream_jsonl(pfs_stream *s)
+{
+	return rows(s, PQ_ROWS_JSONL);
+}
+
+/* Values or levels: one segment per page, chunk after chunk. */
+int pfs_stream_pages(pfs_stream *s)
+{
+	scope(s);
+	const pfs_kind_desc *d = pfs_kind_info(s->kind);
+	/* a column's values.txt is made of chunk texts, each of page texts */
+	s->chunk_kind = pfs_kind_info(d->segment)->size == PFS_SZ_PAGES ? d->segment : s->kind;
+	s->page_kind = pfs_kind_info(s->chunk_kind)->segment;
+	return 0;
+}
+
 int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out)
 {
 	*out = NULL;
@@ -127,35 +168,16 @@ int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out)
 	s->col = n->key.col;
 	s->rg_lo = 0;
 	s->rg_hi = pf->nrg;
-	switch (s->kind) {
-	case PFS_K_RG_CSV:
-	case PFS_K_RG_JSONL:
-		s->rg_lo = n->key.rg;
-		s->rg_hi = n->key.rg + 1;
-		/* fall through */
-	case PFS_K_CSV:
-	case PFS_K_JSONL:
-		s->rows = true;
-		s->fmt = s->kind == PFS_K_CSV || s->kind == PFS_K_RG_CSV ? PQ_ROWS_CSV : PQ_ROWS_JSONL;
-		s->header = s->fmt == PQ_ROWS_CSV;
-		break;
-	case PFS_K_CHUNK_VALUES:
-	case PFS_K_CHUNK_LEVELS:
-		s->rg_lo = n->key.rg;
-		s->rg_hi = n->key.rg + 1;
-		/* fall through */
-	case PFS_K_COLUMN_VALUES:
-		s->page_kind = s->kind == PFS_K_CHUNK_LEVELS ? PFS_K_PAGE_LEVELS : PFS_K_PAGE_VALUES;
-		s->chunk_kind = s->kind == PFS_K_CHUNK_LEVELS ? PFS_K_CHUNK_LEVELS : PFS_K_CHUNK_VALUES;
-		break;
-	default:
+	const pfs_kind_desc *d = pfs_kind_info(s->kind);
+	int rc = d->body == PFS_BODY_STREAM && d->stream ? d->stream(s) : -EINVAL;
+	if (rc) {
 		free(s);
-		return -EINVAL;
+		return rc;
 	}
 	if (s->header) {
 		pfs_key hk = pfs_key_make(pf->gen, PFS_C_CSV_HEADER, 0, 0, 0);
 		pfs_cobj *t;
-		int rc = pfs_content_text(fs, pf, &hk, &t);
+		rc = pfs_content_text(fs, pf, &hk, &t);
 		if (rc) {
 			free(s);
 			return rc;

@@ -121,7 +121,7 @@ int main(int argc, char *argv[])
 		die_msg("%s", err.msg);
 		goto out_log;
 	}
-	se = fuse_session_new(&args, pfs_ll_ops(), sizeof *pfs_ll_ops(), fs);
+	se = fuse_session_new(&args, pfs_ll_ops(fs), sizeof *pfs_ll_ops(fs), fs);
 	if (!se) {
 		die_msg("cannot start a FUSE session (an unknown or bad -o option?)");
 		goto out_fs;
