@@ -286,8 +286,7 @@ static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen)
 		pq_fail(&err, PQ_EIO, "%s: cannot open: %s", s->name, strerror(errno));
 	} else {
 		const char *name = s->rel[0] ? s->rel : s->name;
-		if (pq_file_open(pf->fd, (uint64_t)pf->st.st_size, name, fs->keys, &pf->f, &err) ==
-		    PQ_OK) {
+		if (pq_file_open_fd(pf->fd, name, fs->keys, &pf->f, &err) == PQ_OK) {
 			pf->nrg = pq_file_num_row_groups(pf->f);
 			pf->ncol = pq_file_num_columns(pf->f);
 			return pf;

@@ -157,7 +157,7 @@ static pq_status check_parquet(pfs_staging *s, int fd, const char *name, const c
 		 "%s: not a complete Parquet file (no PAR1 or PARE magic at the end)", name);
 	pq_file *f = NULL;
 	pq_error ferr = {0};
-	pq_status rc = pq_file_open(fd, (uint64_t)st.st_size, trel, s->fs->keys, &f, &ferr);
+	pq_status rc = pq_file_open_fd(fd, trel, s->fs->keys, &f, &ferr);
 	if (rc == PQ_OK) {
 		pq_file_free(f);
 		return PQ_OK;
