@@ -1,6 +1,7 @@
 /* Private to fs/: the pieces of the filesystem and how they meet.
  *
- *   source.c  SOURCE on disk: directories, Parquet files, generations
+ *   source.c  SOURCE: directories, Parquet files, generations, over a
+ *             backend (pfs_source.h; source_local.c: the local directory)
  *   inode.c   key -> stable inode number (never reused while mounted)
  *   tree.c    the virtual tree of one Parquet file (names, kinds)
  *   cache.c   bounded LRU of layouts, decoded pages and rendered texts
@@ -24,6 +25,7 @@
 #include "pfs.h"
 #include "pq_buf.h"
 #include "pq_file.h"
+#include "pq_io.h"
 
 #define PFS_DICT UINT32_MAX            /* "page" number of a dictionary page */
 #define PFS_SIZE_UNKNOWN UINT64_MAX
@@ -151,11 +153,12 @@ struct pfs_src {
 	pthread_mutex_t lock;
 	/* files only, under lock: */
 	uint64_t gen;              /* current generation, changes with the file */
-	struct stat st;            /* the stat the generation was taken from */
+	struct stat st;            /* the attributes the generation was taken from */
+	pq_identity ident;         /* and its identity */
 	pfs_pf *pf;                /* opened on first access; NULL before */
-	/* directory listing hint: Parquet magic seen for this stat */
+	/* directory listing hint: Parquet magic seen for this identity */
 	bool magic_known, magic_ok;
-	struct stat magic_st;
+	pq_identity magic_id;
 };
 
 /* One opened generation of a Parquet file, shared by handles (refcounted). */
@@ -163,15 +166,16 @@ struct pfs_pf {
 	atomic_int refs;
 	uint64_t gen;
 	pfs_src *src;
-	int fd;
-	struct stat st;
+	pq_source *io;             /* the file's bytes (NULL when it did not open) */
+	struct stat st;            /* attributes of the generation */
+	_Atomic int64_t checked_ms; /* last pfs_pf_still_valid check (monotonic) */
 	pq_file *f;                /* NULL when the file could not be opened */
 	pq_status status;          /* why not */
 	char *msg;                 /* one-line error (when f is NULL) */
 	uint32_t nrg, ncol;
 };
 
-/* Stats the entry and compares with what it was: a changed or vanished
+/* Stats the entry and compares its identity with what it was: a changed or vanished
  * file gets a new generation (old inodes turn stale, caches are dropped,
  * the kernel is told). 0 (and the stat in *st, if not NULL), or -ENOENT
  * when it is gone. */
@@ -182,8 +186,19 @@ int pfs_src_check(pfs_fs *fs, pfs_src *src, uint64_t *gen, struct stat *st);
 int pfs_src_pf(pfs_fs *fs, pfs_src *src, uint64_t gen, pfs_pf **out);
 void pfs_pf_ref(pfs_pf *pf);
 void pfs_pf_unref(pfs_pf *pf);
-/* -EIO when the file under an open pf was changed in place. */
-int pfs_pf_still_valid(const pfs_pf *pf);
+/* -EIO when the file under an open pf was changed in place (checked at
+ * most once a second per pf: cheap enough for every read). */
+int pfs_pf_still_valid(pfs_pf *pf);
+/* Replies with n bytes of the file at off (chunk.bin, raw.bin): spliced
+ * from the source's descriptor when it has one, else read into memory. */
+int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n);
+/* The backend's statfs (-errno when it has none). */
+struct statvfs;
+int pfs_source_statfs(pfs_fs *fs, struct statvfs *sv);
+/* The backend's publishing (pfs_source.h) and its state, or NULL when
+ * SOURCE cannot be written. */
+typedef struct pfs_publish_ops pfs_publish_ops;
+const pfs_publish_ops *pfs_source_publish(pfs_fs *fs, void **be);
 
 typedef int (*pfs_src_list_fn)(void *ctx, const char *name, pfs_src *child);
 /* Lists a SOURCE directory: sub-directories and Parquet files (by magic). */

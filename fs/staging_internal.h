@@ -66,7 +66,6 @@ struct pfs_staging {
 	char *bloom_buf;      /* bloom_filter= split in place */
 	const char **bloom_cols;
 	pthread_mutex_t target_locks[STG_TARGET_LOCKS];
-	atomic_uint tmp_seq;
 	pthread_t recovery;
 	bool recovery_started;
 	atomic_bool stop;
