@@ -145,7 +145,7 @@ pfs_node *pfs_inode_by_ino(pfs_inodes *t, fuse_ino_t ino);
 struct pfs_src {
 	struct pfs_src *hnext;
 	char *rel;                 /* path under SOURCE ("" for SOURCE itself) */
-	char *path;                /* absolute path */
+	char *path;                /* SOURCE/rel, for messages (reads go through the backend) */
 	const char *name;          /* last component of rel (points into rel) */
 	uint64_t id;               /* stable while mounted */
 	bool is_file;              /* a Parquet file (else a directory) */
