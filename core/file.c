@@ -4,38 +4,16 @@
 #define PQ_CORE_INTERNAL
 #include "file_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pq_footer.h"
 
 pq_status pq_file_pread(const pq_file *f, void *buf, size_t len, uint64_t offset,
 			pq_error *err)
 {
-	if (offset > f->size || len > f->size - offset)
-		return pq_fail(err, PQ_ECORRUPT,
-			       "range %llu+%zu lies outside the file (%llu bytes)",
-			       (unsigned long long)offset, len, (unsigned long long)f->size);
-	uint8_t *p = buf;
-	while (len > 0) {
-		ssize_t n = pread(f->fd, p, len, (off_t)offset);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return pq_fail(err, PQ_EIO, "read at offset %llu failed: %s",
-				       (unsigned long long)offset, strerror(errno));
-		}
-		if (n == 0)
-			return pq_fail(err, PQ_EIO, "file shrank: no bytes at offset %llu",
-				       (unsigned long long)offset);
-		p += n;
-		len -= (size_t)n;
-		offset += (uint64_t)n;
-	}
-	return PQ_OK;
+	return pq_source_pread(f->src, buf, len, offset, err);
 }
 
 static pq_status check_row_groups(pq_file *f, pq_error *err)
@@ -52,32 +30,68 @@ static pq_status check_row_groups(pq_file *f, pq_error *err)
 	return PQ_OK;
 }
 
+/* The footer's raw bytes (loc->length at loc->offset) in a malloc'd
+ * buffer: copied from the tail already read where they lie in it, the
+ * part before it (a footer longer than the tail) read in one more piece. */
+static pq_status footer_raw(pq_file *f, const pq_footer_loc *loc, const uint8_t *tail,
+			    size_t tail_len, uint8_t **out, pq_error *err)
+{
+	uint8_t *raw = malloc(loc->length ? loc->length : 1);
+	PQ_CHECK(raw, err, PQ_ENOMEM, "no memory for a %u-byte footer", loc->length);
+	uint64_t tail_off = f->size - tail_len;
+	uint64_t end = loc->offset + loc->length; /* <= size - 8: inside the tail */
+	uint64_t from = loc->offset > tail_off ? loc->offset : tail_off;
+	pq_status st = PQ_OK;
+	if (from > loc->offset)
+		st = pq_file_pread(f, raw, (size_t)(from - loc->offset), loc->offset, err);
+	if (st != PQ_OK) {
+		free(raw);
+		return st;
+	}
+	memcpy(raw + (from - loc->offset), tail + (from - tail_off), (size_t)(end - from));
+	*out = raw;
+	return PQ_OK;
+}
+
+/* One speculative read of the file's tail usually holds the footer (and,
+ * for a small file, the leading magic): opening costs one or two reads. */
 static pq_status open_footer(pq_file *f, const pq_keyring *keys, pq_error *err)
 {
-	uint8_t head[4], tail[8];
 	PQ_CHECK(f->size >= 12, err, PQ_ECORRUPT,
 		 "not a Parquet file: %llu bytes is too small (at least 12 are needed)",
 		 (unsigned long long)f->size);
-	PQ_TRY(pq_file_pread(f, head, 4, 0, err));
-	PQ_TRY(pq_file_pread(f, tail, 8, f->size - 8, err));
+	size_t tail_len = f->size < PQ_OPEN_TAIL_BYTES ? (size_t)f->size : PQ_OPEN_TAIL_BYTES;
+	uint8_t *tail = malloc(tail_len);
+	PQ_CHECK(tail, err, PQ_ENOMEM, "no memory to open a file");
+	uint8_t head[4];
+	pq_status st = pq_file_pread(f, tail, tail_len, f->size - tail_len, err);
+	if (st == PQ_OK && tail_len == f->size)
+		memcpy(head, tail, 4);
+	else if (st == PQ_OK)
+		st = pq_file_pread(f, head, 4, 0, err);
 	pq_footer_loc loc;
-	PQ_TRY(pq_footer_locate(head, tail, f->size, &loc, err));
-	PQ_CHECK(loc.length <= PQ_MAX_FOOTER_BYTES, err, PQ_ELIMIT,
-		 "footer of %u bytes exceeds the %u-byte limit", loc.length,
-		 PQ_MAX_FOOTER_BYTES);
-	/* Decoded metadata can't be far larger than its encoding: every list
-	 * element costs at least a byte, and C structs are bounded in size. */
-	pq_arena_init(&f->arena, (size_t)loc.length * 1024 + (16u << 20));
+	if (st == PQ_OK)
+		st = pq_footer_locate(head, tail + tail_len - 8, f->size, &loc, err);
+	if (st == PQ_OK && loc.length > PQ_MAX_FOOTER_BYTES)
+		st = pq_fail(err, PQ_ELIMIT, "footer of %u bytes exceeds the %u-byte limit",
+			     loc.length, PQ_MAX_FOOTER_BYTES);
+	uint8_t *raw = NULL;
+	if (st == PQ_OK) {
+		/* Decoded metadata can't be far larger than its encoding: every
+		 * list element costs at least a byte, and C structs are bounded. */
+		pq_arena_init(&f->arena, (size_t)loc.length * 1024 + (16u << 20));
+		st = footer_raw(f, &loc, tail, tail_len, &raw, err);
+	}
+	free(tail);
+	PQ_TRY(st);
 	if (loc.encrypted) {
-		PQ_TRY(pq_crypto_open_encrypted_footer(f, &loc, keys, err));
+		PQ_TRY(pq_crypto_open_encrypted_footer(f, &loc, raw, keys, err));
 	} else {
-		f->footer = malloc(loc.length ? loc.length : 1);
-		PQ_CHECK(f->footer, err, PQ_ENOMEM, "no memory for a %u-byte footer", loc.length);
+		f->footer = raw;
 		f->footer_len = loc.length;
-		PQ_TRY(pq_file_pread(f, f->footer, loc.length, loc.offset, err));
 	}
 	size_t used = 0;
-	pq_status st = pq_thrift_decode(PQ_S_FILE_META_DATA, f->footer, f->footer_len,
+	st = pq_thrift_decode(PQ_S_FILE_META_DATA, f->footer, f->footer_len,
 					&f->md, &used, &f->arena, err);
 	if (st != PQ_OK)
 		return pq_context(err, "footer (FileMetaData at offset %llu, %u bytes%s)",
@@ -92,14 +106,15 @@ static pq_status open_footer(pq_file *f, const pq_keyring *keys, pq_error *err)
 	return f->crypto ? pq_crypto_setup_chunks(f, keys, err) : PQ_OK;
 }
 
-pq_status pq_file_open(int fd, uint64_t file_size, const char *name,
-		       const pq_keyring *keys, pq_file **out, pq_error *err)
+pq_status pq_file_open(pq_source *src, const char *name, const pq_keyring *keys,
+		       pq_file **out, pq_error *err)
 {
 	*out = NULL;
 	pq_file *f = calloc(1, sizeof *f);
 	PQ_CHECK(f, err, PQ_ENOMEM, "no memory to open %s", name);
-	f->fd = fd;
-	f->size = file_size;
+	pq_source_ref(src);
+	f->src = src;
+	f->size = pq_source_size(src);
 	f->name = strdup(name ? name : "");
 	pq_arena_init(&f->arena, 0);
 	pq_status st = f->name ? open_footer(f, keys, err)
@@ -112,6 +127,17 @@ pq_status pq_file_open(int fd, uint64_t file_size, const char *name,
 	return PQ_OK;
 }
 
+pq_status pq_file_open_fd(int fd, const char *name, const pq_keyring *keys, pq_file **out,
+			  pq_error *err)
+{
+	*out = NULL;
+	pq_source *src;
+	PQ_TRY(pq_source_fd_new(fd, false, &src, err));
+	pq_status st = pq_file_open(src, name, keys, out, err);
+	pq_source_unref(src);
+	return st;
+}
+
 void pq_file_free(pq_file *f)
 {
 	if (!f)
@@ -122,6 +148,7 @@ void pq_file_free(pq_file *f)
 	pq_arena_free(&f->arena);
 	free(f->footer);
 	free(f->name);
+	pq_source_unref(f->src);
 	free(f);
 }
 
@@ -129,8 +156,7 @@ const pq_file_meta_data *pq_file_metadata(const pq_file *f) { return &f->md; }
 const pq_schema *pq_file_schema(const pq_file *f) { return f->schema; }
 uint32_t pq_file_num_row_groups(const pq_file *f) { return f->md.row_groups.n; }
 uint32_t pq_file_num_columns(const pq_file *f) { return f->num_columns; }
-int pq_file_fd(const pq_file *f) { return f->fd; }
-uint64_t pq_file_size(const pq_file *f) { return f->size; }
+pq_source *pq_file_source(const pq_file *f) { return f->src; }
 
 pq_bytes pq_file_footer_bytes(const pq_file *f)
 {

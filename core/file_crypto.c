@@ -140,17 +140,19 @@ static pq_status new_crypto(pq_file *f, pq_error *err)
 	return PQ_OK;
 }
 
-pq_status pq_crypto_open_encrypted_footer(pq_file *f, const pq_footer_loc *loc,
+pq_status pq_crypto_open_encrypted_footer(pq_file *f, const pq_footer_loc *loc, uint8_t *raw,
 					  const pq_keyring *keys, pq_error *err)
 {
-	PQ_TRY(new_crypto(f, err));
+	pq_status st0 = new_crypto(f, err);
+	if (st0 != PQ_OK) {
+		free(raw);
+		return st0;
+	}
 	pq_file_crypto *c = f->crypto;
 	c->footer_encrypted = true;
+	c->fcmd_raw = raw; /* freed with the crypto state, whatever happens next */
 	PQ_CHECK(loc->length <= PQ_MAX_FOOTER_BYTES, err, PQ_ELIMIT,
 		 "footer of %u bytes exceeds the %u-byte limit", loc->length, PQ_MAX_FOOTER_BYTES);
-	c->fcmd_raw = malloc(loc->length);
-	PQ_CHECK(c->fcmd_raw, err, PQ_ENOMEM, "no memory for a %u-byte footer", loc->length);
-	PQ_TRY(pq_file_pread(f, c->fcmd_raw, loc->length, loc->offset, err));
 	size_t used = 0;
 	pq_status st = pq_thrift_decode(PQ_S_FILE_CRYPTO_META_DATA, c->fcmd_raw, loc->length,
 					&c->fcmd, &used, &f->arena, err);

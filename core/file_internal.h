@@ -16,6 +16,9 @@
 #define PQ_MAX_PAGE_BYTES ((size_t)1 << 30)
 #define PQ_MAX_PAGE_HEADER_BYTES (64u << 20)
 #define PQ_MAX_PAGE_SLOTS (16u << 20)
+/* pq_file_open's one speculative read of the tail: large enough for the
+ * footer of most files, small enough to cost nothing when it is not. */
+#define PQ_OPEN_TAIL_BYTES ((size_t)64 << 10)
 
 /* Decryption state of one column chunk of an encrypted file. */
 typedef struct pq_chunk_crypto {
@@ -46,8 +49,8 @@ typedef struct pq_file_crypto {
 } pq_file_crypto;
 
 struct pq_file {
-	int fd;
-	uint64_t size;
+	pq_source *src;  /* every read goes here (a reference of our own) */
+	uint64_t size;   /* pq_source_size(src) */
 	char *name;
 	uint8_t *footer; /* serialized FileMetaData (decrypted) */
 	size_t footer_len;
@@ -60,9 +63,10 @@ struct pq_file {
 
 /* ---- file_crypto.c: modular encryption on the read side ---- */
 
-/* An encrypted footer (PARE): reads FileCryptoMetaData, finds the footer
- * key, decrypts the FileMetaData into f->footer. */
-pq_status pq_crypto_open_encrypted_footer(pq_file *f, const pq_footer_loc *loc,
+/* An encrypted footer (PARE): raw (malloc'd, taken over) holds the
+ * loc->length footer bytes; decodes the FileCryptoMetaData, finds the
+ * footer key, decrypts the FileMetaData into f->footer. */
+pq_status pq_crypto_open_encrypted_footer(pq_file *f, const pq_footer_loc *loc, uint8_t *raw,
 					  const pq_keyring *keys, pq_error *err);
 /* A plaintext footer with encryption_algorithm: verifies the signature
  * that follows the used bytes of the FileMetaData (when the footer key is

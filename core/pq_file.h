@@ -1,7 +1,8 @@
 /* An opened Parquet file: footer, schema and lazily read column chunks.
  *
  * A pq_file is immutable after pq_file_open and may be used from many
- * threads at once; everything it reads goes through pread on its fd.
+ * threads at once; everything it reads goes through its pq_source
+ * (pq_io.h).
  * Objects returned by the functions below (layouts, pages) are owned by the
  * caller and freed with their own free function; callers cache them. */
 #ifndef PQ_FILE_H
@@ -14,6 +15,7 @@
 #include "pq_assemble.h" /* pq_row_format */
 #include "pq_buf.h"
 #include "pq_error.h"
+#include "pq_io.h"
 #include "pq_metadata.h"
 #include "pq_values.h"
 
@@ -21,16 +23,21 @@ typedef struct pq_file pq_file;
 typedef struct pq_schema pq_schema;
 typedef struct pq_keyring pq_keyring; /* the key_file (pq_keyring.h) */
 
-/* Opens the file behind fd (not taken over; must stay open while the
- * pq_file lives). name is used in messages and is the path key_file
+/* Opens the file whose bytes src holds; the pq_file takes a reference of
+ * its own (the caller keeps and drops its one). Reads the tail once (the
+ * footer, usually) and the leading magic. name is used in messages and is the path key_file
  * sections are matched against (the path under SOURCE). Reads and parses
  * the footer and the schema; nothing else. For an encrypted file (keys may
  * be NULL) it also decrypts the footer (PQ_EKEY without its key, PQ_EAUTH
  * when it fails to authenticate) or checks the plaintext footer's
  * signature, and decrypts the column metadata of every chunk whose key is
  * at hand; a chunk without its key fails only when read (PQ_EKEY). */
-pq_status pq_file_open(int fd, uint64_t file_size, const char *name,
-		       const pq_keyring *keys, pq_file **out, pq_error *err);
+pq_status pq_file_open(pq_source *src, const char *name, const pq_keyring *keys,
+		       pq_file **out, pq_error *err);
+/* The same over a descriptor (not taken over; it must stay open while
+ * the pq_file lives), for tools and tests. */
+pq_status pq_file_open_fd(int fd, const char *name, const pq_keyring *keys, pq_file **out,
+			  pq_error *err);
 void pq_file_free(pq_file *f);
 
 const pq_file_meta_data *pq_file_metadata(const pq_file *f);
@@ -39,8 +46,8 @@ uint32_t pq_file_num_row_groups(const pq_file *f);
 uint32_t pq_file_num_columns(const pq_file *f); /* leaf columns */
 /* The serialized FileMetaData exactly as stored (decrypted if encrypted). */
 pq_bytes pq_file_footer_bytes(const pq_file *f);
-int pq_file_fd(const pq_file *f);
-uint64_t pq_file_size(const pq_file *f);
+/* Where the bytes come from (size, identity, a descriptor for zero-copy). */
+pq_source *pq_file_source(const pq_file *f);
 /* Column chunk metadata, or NULL when out of range. */
 const pq_column_chunk *pq_file_chunk(const pq_file *f, uint32_t rg, uint32_t col);
 const pq_column_meta_data *pq_file_chunk_meta(const pq_file *f, uint32_t rg, uint32_t col);

@@ -574,15 +574,7 @@ static void read_reply(fuse_req_t req, handle *h, size_t size, uint64_t o)
 	}
 	if (h->type == H_RANGE) {
 		size_t n = o >= h->len ? 0 : (size_t)(h->len - o < size ? h->len - o : size);
-		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(n);
-		bv.buf[0].flags = (enum fuse_buf_flags)(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK |
-							FUSE_BUF_FD_RETRY);
-		bv.buf[0].fd = h->pf->fd;
-		bv.buf[0].pos = (off_t)(h->base + o);
-		if (n == 0)
-			fuse_reply_buf(req, NULL, 0);
-		else
-			fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
+		pfs_pf_reply_range(req, h->pf, h->base + o, n);
 		return;
 	}
 	/* straight from the stream's window, under its lock */

@@ -1,6 +1,7 @@
 /* Private to fs/: the pieces of the filesystem and how they meet.
  *
- *   source.c  SOURCE on disk: directories, Parquet files, generations
+ *   source.c  SOURCE: directories, Parquet files, generations, over a
+ *             backend (pfs_source.h; source_local.c: the local directory)
  *   inode.c   key -> stable inode number (never reused while mounted)
  *   kinds.c   the table of entry kinds (kinds.h): names, places, pools,
  *             renderers, sizes
@@ -29,6 +30,7 @@
 #include "pfs.h"
 #include "pq_buf.h"
 #include "pq_file.h"
+#include "pq_io.h"
 
 #define PFS_DICT UINT32_MAX            /* "page" number of a dictionary page */
 #define PFS_SIZE_UNKNOWN UINT64_MAX
@@ -161,7 +163,7 @@ pfs_node *pfs_inode_by_ino(pfs_inodes *t, fuse_ino_t ino);
 struct pfs_src {
 	struct pfs_src *hnext;
 	char *rel;                 /* path under SOURCE ("" for SOURCE itself) */
-	char *path;                /* absolute path */
+	char *path;                /* SOURCE/rel, for messages (reads go through the backend) */
 	const char *name;          /* last component of rel (points into rel) */
 	uint64_t id;               /* stable while mounted */
 	bool is_file;              /* a Parquet file (else a directory) */
@@ -169,11 +171,12 @@ struct pfs_src {
 	pthread_mutex_t lock;
 	/* files only, under lock: */
 	uint64_t gen;              /* current generation, changes with the file */
-	struct stat st;            /* the stat the generation was taken from */
+	struct stat st;            /* the attributes the generation was taken from */
+	pq_identity ident;         /* and its identity */
 	pfs_pf *pf;                /* opened on first access; NULL before */
-	/* directory listing hint: Parquet magic seen for this stat */
+	/* directory listing hint: Parquet magic seen for this identity */
 	bool magic_known, magic_ok;
-	struct stat magic_st;
+	pq_identity magic_id;
 };
 
 /* One opened generation of a Parquet file, shared by handles (refcounted). */
@@ -181,15 +184,16 @@ struct pfs_pf {
 	atomic_int refs;
 	uint64_t gen;
 	pfs_src *src;
-	int fd;
-	struct stat st;
+	pq_source *io;             /* the file's bytes (NULL when it did not open) */
+	struct stat st;            /* attributes of the generation */
+	_Atomic int64_t checked_ms; /* last pfs_pf_still_valid check (monotonic) */
 	pq_file *f;                /* NULL when the file could not be opened */
 	pq_status status;          /* why not */
 	char *msg;                 /* one-line error (when f is NULL) */
 	uint32_t nrg, ncol;
 };
 
-/* Stats the entry and compares with what it was: a changed or vanished
+/* Stats the entry and compares its identity with what it was: a changed or vanished
  * file gets a new generation (old inodes turn stale, caches are dropped,
  * the kernel is told). 0 (and the stat in *st, if not NULL), or -ENOENT
  * when it is gone. */
@@ -200,8 +204,19 @@ int pfs_src_check(pfs_fs *fs, pfs_src *src, uint64_t *gen, struct stat *st);
 int pfs_src_pf(pfs_fs *fs, pfs_src *src, uint64_t gen, pfs_pf **out);
 void pfs_pf_ref(pfs_pf *pf);
 void pfs_pf_unref(pfs_pf *pf);
-/* -EIO when the file under an open pf was changed in place. */
-int pfs_pf_still_valid(const pfs_pf *pf);
+/* -EIO when the file under an open pf was changed in place (checked at
+ * most once a second per pf: cheap enough for every read). */
+int pfs_pf_still_valid(pfs_pf *pf);
+/* Replies with n bytes of the file at off (chunk.bin, raw.bin): spliced
+ * from the source's descriptor when it has one, else read into memory. */
+int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n);
+/* The backend's statfs (-errno when it has none). */
+struct statvfs;
+int pfs_source_statfs(pfs_fs *fs, struct statvfs *sv);
+/* The backend's publishing (pfs_source.h) and its state, or NULL when
+ * SOURCE cannot be written. */
+typedef struct pfs_publish_ops pfs_publish_ops;
+const pfs_publish_ops *pfs_source_publish(pfs_fs *fs, void **be);
 
 typedef int (*pfs_src_list_fn)(void *ctx, const char *name, pfs_src *child);
 /* Lists a SOURCE directory: sub-directories and Parquet files (by magic). */

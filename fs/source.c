@@ -1,23 +1,22 @@
-/* SOURCE on disk: its directories and Parquet files, and the generations
- * of each file.
+/* SOURCE: its directories and Parquet files, and the generations of each
+ * file, over a backend (pfs_source.h; the local one is source_local.c).
  *
  * Listing a directory reads only the first four bytes of its files (the
- * magic), and remembers the answer for as long as the file's stat stays
- * the same. A Parquet file is opened (footer and schema) on the first
- * access below its directory. When a file's stat changes, it gets a new
- * generation: the inodes of the old one turn stale, its cache entries are
- * dropped and the kernel is told to forget what it cached. */
+ * magic), and remembers the answer for as long as the file's identity
+ * stays the same. A Parquet file is opened (footer and schema) on the
+ * first access below its directory. When a file's identity changes, it
+ * gets a new generation: the inodes of the old one turn stale, its cache
+ * entries are dropped and the kernel is told to forget what it cached. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "kinds.h"
+#include "pfs_source.h"
 #include "pq_schema.h"
 
 #define HIDDEN_DIR ".parquetfs" /* staging's private area under SOURCE */
@@ -27,6 +26,7 @@ struct pfs_sources {
 	pfs_src **buckets;
 	size_t nbuckets, count;
 	pfs_src *root;
+	pfs_source *be;
 };
 
 static uint64_t str_hash(const char *s)
@@ -69,7 +69,16 @@ pfs_sources *pfs_sources_new(const char *root, bool root_is_file)
 	/* A single file is matched (key_file sections) by its name. */
 	const char *base = strrchr(root, '/');
 	t->root = src_new("", root, root_is_file);
-	if (!t->buckets || !t->root) {
+	/* The one backend there is today; another would be chosen here. */
+	t->be = pfs_source_local_new(root);
+	if (!t->buckets || !t->root || !t->be) {
+		if (t->root) {
+			free(t->root->rel);
+			free(t->root->path);
+			pthread_mutex_destroy(&t->root->lock);
+			free(t->root);
+		}
+		pfs_source_free(t->be);
 		free(t->buckets);
 		free(t);
 		return NULL;
@@ -98,8 +107,25 @@ void pfs_sources_free(pfs_sources *t)
 		}
 	}
 	free(t->buckets);
+	pfs_source_free(t->be);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
+}
+
+static const pfs_source *backend(const pfs_fs *fs)
+{
+	return fs->sources->be;
+}
+
+int pfs_source_statfs(pfs_fs *fs, struct statvfs *sv)
+{
+	return backend(fs)->ops->statfs(backend(fs)->be, sv);
+}
+
+const pfs_publish_ops *pfs_source_publish(pfs_fs *fs, void **be)
+{
+	*be = backend(fs)->be;
+	return backend(fs)->ops->publish;
 }
 
 pfs_src *pfs_src_root(pfs_fs *fs)
@@ -181,23 +207,11 @@ static pfs_src *src_get(pfs_fs *fs, const char *rel, bool is_file, fuse_ino_t pa
 	return s;
 }
 
-static bool same_stat(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
 /* 1: starts with PAR1/PARE, 0: does not (or cannot be read), -errno: the
  * daemon is short of a resource (no answer: nothing may be remembered). */
-static int has_magic(int dirfd, const char *name)
+static int has_magic(const pfs_fs *fs, const char *rel)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : 0;
-	char m[4];
-	int ok = pread(fd, m, 4, 0) == 4 && (!memcmp(m, "PAR1", 4) || !memcmp(m, "PARE", 4));
-	close(fd);
-	return ok;
+	return backend(fs)->ops->sniff(backend(fs)->be, rel);
 }
 
 /* Under s->lock: forget the current generation. */
@@ -229,7 +243,8 @@ static pfs_pf *retire_locked(pfs_fs *fs, pfs_src *s)
 int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 {
 	struct stat st;
-	int rc = stat(s->path, &st) == 0 ? 0 : -errno;
+	pq_identity id;
+	int rc = backend(fs)->ops->stat(backend(fs)->be, s->rel, &st, &id);
 	if (out && rc == 0)
 		*out = st;
 	if (!s->is_file) {
@@ -244,7 +259,7 @@ int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 		rc = -ENOENT;
 	pfs_pf *old = NULL;
 	pthread_mutex_lock(&s->lock);
-	if (rc == 0 && s->gen && same_stat(&s->st, &st)) {
+	if (rc == 0 && s->gen && pq_identity_eq(&s->ident, &id)) {
 		*gen = s->gen;
 		pthread_mutex_unlock(&s->lock);
 		return 0;
@@ -252,12 +267,13 @@ int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 	bool had = s->gen != 0;
 	old = retire_locked(fs, s);
 	if (rc == 0) {
-		int m = has_magic(AT_FDCWD, s->path);
+		int m = has_magic(fs, s->rel);
 		rc = m < 0 ? -EIO : m == 0 ? -ENOENT : 0;
 	}
 	if (rc == 0) {
 		s->gen = pfs_fs_new_id(fs);
 		s->st = st;
+		s->ident = id;
 		*gen = s->gen;
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -270,22 +286,21 @@ int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 	return rc;
 }
 
+/* Under s->lock: the file of the current generation, opened. */
 static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen)
 {
 	pfs_pf *pf = calloc(1, sizeof *pf);
 	if (!pf)
 		return NULL;
 	atomic_init(&pf->refs, 1);
+	atomic_init(&pf->checked_ms, 0);
 	pf->gen = gen;
 	pf->src = s;
-	pf->fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	pf->st = s->st; /* the attributes the generation was taken from */
 	pq_error err = {0};
-	if (pf->fd < 0 || fstat(pf->fd, &pf->st) != 0) {
-		pq_fail(&err, PQ_EIO, "%s: cannot open: %s", s->name, strerror(errno));
-	} else {
+	if (backend(fs)->ops->open(backend(fs)->be, s->rel, &pf->io, &err) == PQ_OK) {
 		const char *name = s->rel[0] ? s->rel : s->name;
-		if (pq_file_open(pf->fd, (uint64_t)pf->st.st_size, name, fs->keys, &pf->f, &err) ==
-		    PQ_OK) {
+		if (pq_file_open(pf->io, name, fs->keys, &pf->f, &err) == PQ_OK) {
 			pf->nrg = pq_file_num_row_groups(pf->f);
 			pf->ncol = pq_file_num_columns(pf->f);
 			return pf;
@@ -336,18 +351,58 @@ void pfs_pf_unref(pfs_pf *pf)
 		return;
 	if (pf->f)
 		pq_file_free(pf->f);
-	if (pf->fd >= 0)
-		close(pf->fd);
+	pq_source_unref(pf->io);
 	free(pf->msg);
 	free(pf);
 }
 
-int pfs_pf_still_valid(const pfs_pf *pf)
+static int64_t now_ms(void)
 {
-	struct stat st;
-	if (pf->fd < 0 || fstat(pf->fd, &st) != 0 || !same_stat(&st, &pf->st))
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int pfs_pf_still_valid(pfs_pf *pf)
+{
+	if (!pf->io)
 		return -EIO;
+	/* At most one check a second per opened file, not one per read: an
+	 * in-place rewrite is noticed as soon as a path walk would notice it
+	 * (PFS_SOURCE_TIMEOUT). A failed check is not remembered as passed,
+	 * so every later read fails too. */
+	int64_t now = now_ms(), last = atomic_load(&pf->checked_ms);
+	if (last && now - last < (int64_t)(PFS_SOURCE_TIMEOUT * 1000))
+		return 0;
+	if (pq_source_check(pf->io, NULL) != PQ_OK)
+		return -EIO;
+	atomic_store(&pf->checked_ms, now ? now : 1);
 	return 0;
+}
+
+int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
+{
+	if (n == 0)
+		return fuse_reply_buf(req, NULL, 0);
+	int fd = pq_source_fd(pf->io);
+	if (fd >= 0) {
+		/* zero-copy: spliced from the file into the reply when allowed */
+		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(n);
+		bv.buf[0].flags = (enum fuse_buf_flags)(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK |
+							FUSE_BUF_FD_RETRY);
+		bv.buf[0].fd = fd;
+		bv.buf[0].pos = (off_t)off;
+		return fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
+	}
+	uint8_t *buf = malloc(n);
+	if (!buf)
+		return fuse_reply_err(req, ENOMEM);
+	pq_error err = {0};
+	pq_status st = pq_source_pread(pf->io, buf, n, off, &err);
+	int rc = st == PQ_OK ? fuse_reply_buf(req, (const char *)buf, n)
+			     : fuse_reply_err(req, pq_status_errno(st));
+	free(buf);
+	return rc;
 }
 
 /* ---- directories ------------------------------------------------------------- */
@@ -362,8 +417,8 @@ static char *child_rel(const pfs_src *dir, const char *name)
 }
 
 /* What a directory entry is: 1 directory, 2 Parquet file, 0 hidden. */
-static int classify(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, int dirfd,
-		    const char *name, pfs_src **out)
+static int classify(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, const char *name,
+		    const struct stat *st, const pq_identity *id, pfs_src **out)
 {
 	*out = NULL;
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
@@ -374,11 +429,8 @@ static int classify(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, int dirfd,
 	 * half-written Parquet files start with the magic too */
 	if (name[0] == '.' && strstr(name, ".tmp-"))
 		return 0;
-	struct stat st;
-	if (fstatat(dirfd, name, &st, 0) != 0)
-		return 0;
-	bool is_dir = S_ISDIR(st.st_mode);
-	if (!is_dir && !S_ISREG(st.st_mode))
+	bool is_dir = S_ISDIR(st->st_mode);
+	if (!is_dir && !S_ISREG(st->st_mode))
 		return 0;
 	char *rel = child_rel(dir, name);
 	if (!rel)
@@ -391,20 +443,20 @@ static int classify(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, int dirfd,
 		*out = c;
 		return 1;
 	}
-	/* The magic of a file whose stat is unchanged is not read again. */
+	/* The magic of a file whose identity is unchanged is not read again. */
 	pthread_mutex_lock(&c->lock);
-	bool known = c->magic_known && same_stat(&c->magic_st, &st);
+	bool known = c->magic_known && pq_identity_eq(&c->magic_id, id);
 	bool ok = c->magic_ok;
 	pthread_mutex_unlock(&c->lock);
 	if (!known) {
-		int m = has_magic(dirfd, name);
+		int m = has_magic(fs, c->rel);
 		if (m < 0)
 			return -EIO; /* out of descriptors: neither shown nor hidden */
 		ok = m == 1;
 		pthread_mutex_lock(&c->lock);
 		c->magic_known = true;
 		c->magic_ok = ok;
-		c->magic_st = st;
+		c->magic_id = *id;
 		pthread_mutex_unlock(&c->lock);
 	}
 	if (!ok)
@@ -413,35 +465,49 @@ static int classify(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, int dirfd,
 	return 2;
 }
 
+typedef struct list_ctx {
+	pfs_fs *fs;
+	pfs_src *dir;
+	fuse_ino_t dir_ino;
+	pfs_src_list_fn fn;
+	void *ctx;
+} list_ctx;
+
+static int list_one(void *ctx, const char *name, const struct stat *st, const pq_identity *id)
+{
+	list_ctx *l = ctx;
+	pfs_src *c;
+	int k = classify(l->fs, l->dir, l->dir_ino, name, st, id, &c);
+	if (k == -EIO)
+		return 0; /* skipped this time, not remembered */
+	if (k < 0)
+		return k;
+	return k > 0 ? l->fn(l->ctx, name, c) : 0;
+}
+
 int pfs_src_list(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, pfs_src_list_fn fn, void *ctx)
 {
-	DIR *d = opendir(dir->path);
-	if (!d)
-		return -errno;
-	int rc = 0;
-	struct dirent *de;
-	while (rc >= 0 && (de = readdir(d))) {
-		pfs_src *c;
-		int k = classify(fs, dir, dir_ino, dirfd(d), de->d_name, &c);
-		if (k == -EIO)
-			continue; /* skipped this time, not remembered */
-		if (k < 0)
-			rc = k;
-		else if (k > 0)
-			rc = fn(ctx, de->d_name, c);
-	}
-	closedir(d);
+	list_ctx l = {fs, dir, dir_ino, fn, ctx};
+	int rc = backend(fs)->ops->list(backend(fs)->be, dir->rel, list_one, &l);
 	return rc < 0 ? rc : 0;
 }
 
 int pfs_src_lookup(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, const char *name,
 		   pfs_src **out)
 {
-	int dirfd = open(dir->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return errno == ENOTDIR ? -ENOENT : -errno;
-	int k = classify(fs, dir, dir_ino, dirfd, name, out);
-	close(dirfd);
+	*out = NULL;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return -ENOENT;
+	char *rel = child_rel(dir, name);
+	if (!rel)
+		return -ENOMEM;
+	struct stat st;
+	pq_identity id;
+	int rc = backend(fs)->ops->stat(backend(fs)->be, rel, &st, &id);
+	free(rel);
+	if (rc)
+		return rc == -ENOMEM ? rc : -ENOENT;
+	int k = classify(fs, dir, dir_ino, name, &st, &id, out);
 	if (k < 0)
 		return k;
 	return k == 0 ? -ENOENT : 0;

@@ -65,7 +65,6 @@ struct pfs_staging {
 	pfs_node *root;       /* staging/ */
 	pq_write_options wopts;
 	pthread_mutex_t target_locks[STG_TARGET_LOCKS];
-	atomic_uint tmp_seq;
 	pthread_t recovery;
 	bool recovery_started;
 	atomic_bool stop;

@@ -237,7 +237,8 @@ static void stg_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	(void)ino;
 	struct statvfs sv;
-	if (statvfs(fs_of(req)->opts->source_abs, &sv) != 0) {
+	/* the space is SOURCE's (df, and tools that check it), from its backend */
+	if (pfs_source_statfs(fs_of(req), &sv) != 0) {
 		memset(&sv, 0, sizeof sv);
 		sv.f_bsize = sv.f_frsize = 4096;
 	}

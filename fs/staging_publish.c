@@ -3,9 +3,10 @@
  * CSV/TSV go through pq_convert_csv (with the sidecar `<stem>.schema` when
  * one is staged); a .parquet is checked (magic at both ends, the footer
  * when it is readable with the keys at hand) and copied byte for byte; a
- * .schema is only validated. Publishing writes `.<target>.tmp-PID-N` beside
- * the target, fsyncs it, renames it over the target and fsyncs the
- * directory, so a reader sees the old file or the new one, never a part,
+ * .schema is only validated. Publishing goes through the backend's
+ * pfs_publish_ops: locally `.<target>.tmp-PID-N` is written beside the
+ * target, fsynced, renamed over the target and the directory fsynced
+ * (source_local.c), so a reader sees the old file or the new one, never a part,
  * and readers holding the old file keep it. Then the mount forgets what it
  * knew of the target (source.c) and the kernel is told before the flush
  * that caused it returns, so `cp` returns with the new file visible. */
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pfs_source.h"
 #include "pq_file.h"
 #include "pq_keyring.h"
 #include "staging_internal.h"
@@ -151,13 +153,13 @@ static pq_status check_parquet(pfs_staging *s, int fd, const char *name, const c
 	char head[4], tail[4];
 	if (pread(fd, head, 4, 0) != 4 || pread(fd, tail, 4, st.st_size - 4) != 4)
 		return pq_fail(err, PQ_EIO, "%s: cannot read: %s", name, strerror(errno));
-	PQ_CHECK(!memcmp(head, "PAR1", 4) || !memcmp(head, "PARE", 4), err, PQ_EINVAL,
+	PQ_CHECK(pq_magic_is_parquet(head, sizeof head), err, PQ_EINVAL,
 		 "%s: not a Parquet file (no PAR1 or PARE magic at the start)", name);
-	PQ_CHECK(!memcmp(tail, "PAR1", 4) || !memcmp(tail, "PARE", 4), err, PQ_EINVAL,
+	PQ_CHECK(pq_magic_is_parquet(tail, sizeof tail), err, PQ_EINVAL,
 		 "%s: not a complete Parquet file (no PAR1 or PARE magic at the end)", name);
 	pq_file *f = NULL;
 	pq_error ferr = {0};
-	pq_status rc = pq_file_open(fd, (uint64_t)st.st_size, trel, s->fs->keys, &f, &ferr);
+	pq_status rc = pq_file_open_fd(fd, trel, s->fs->keys, &f, &ferr);
 	if (rc == PQ_OK) {
 		pq_file_free(f);
 		return PQ_OK;
@@ -242,59 +244,34 @@ static pq_status convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int out
 	return st;
 }
 
-/* Converts into a temporary file beside the target and renames it over. */
+/* Converts into a new file of SOURCE's backend (pfs_source.h; locally a
+ * temporary file beside the target, renamed over it). */
 static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, pq_error *err)
 {
-	char trel[PATH_MAX], tpath[PATH_MAX];
-	if (stg_target_rel(e->rel, trel, sizeof trel) ||
-	    stg_source_path(s, trel, tpath, sizeof tpath))
+	char trel[PATH_MAX];
+	if (stg_target_rel(e->rel, trel, sizeof trel))
 		return pq_fail(err, PQ_EIO, "%s: the target path is too long", e->name);
-	int rc = stg_mkdirs_for(tpath);
-	if (rc)
-		return pq_fail(err, PQ_EIO, "%s: cannot create the directory of %s: %s", e->name,
-			       trel, strerror(-rc));
-	char *slash = strrchr(tpath, '/');
-	*slash = '\0';
-	int dfd = open(tpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	*slash = '/';
-	if (dfd < 0)
-		return pq_fail(err, PQ_EIO, "%s: cannot open the directory of %s: %s", e->name,
-			       trel, strerror(errno));
-	const char *base = slash + 1;
-	char tmp[NAME_MAX + 1];
-	int k = snprintf(tmp, sizeof tmp, ".%s.tmp-%ld-%u", base, (long)getpid(),
-			 atomic_fetch_add(&s->tmp_seq, 1));
-	if (k < 0 || (size_t)k >= sizeof tmp) {
-		close(dfd);
-		return pq_fail(err, PQ_EIO, "%s: the name %s is too long", e->name, base);
-	}
+	void *be;
+	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
+	if (!pub)
+		return pq_fail(err, PQ_EIO, "%s: SOURCE cannot be written", e->name);
 	/* x.csv and x.tsv publish the same file: one at a time, in close order */
 	size_t li = 0;
 	for (const char *c = trel; *c; c++)
 		li = li * 31 + (uint8_t)*c;
 	li %= STG_TARGET_LOCKS;
 	pthread_mutex_lock(&s->target_locks[li]);
-	pq_status st = PQ_OK;
-	int out = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (out < 0)
-		st = pq_fail(err, PQ_EIO, "%s: cannot create %s beside %s: %s", e->name, tmp, trel,
-			     strerror(errno));
-	if (st == PQ_OK)
+	pfs_publish *p;
+	int out;
+	pq_status st = pub->begin(be, trel, e->name, &p, &out, err);
+	if (st == PQ_OK) {
 		st = convert(s, e, t, in, out, trel, err);
-	if (st == PQ_OK && fsync(out) != 0)
-		st = pq_fail(err, PQ_EIO, "%s: cannot write %s: %s", e->name, trel, strerror(errno));
-	if (out >= 0 && close(out) != 0 && st == PQ_OK)
-		st = pq_fail(err, PQ_EIO, "%s: cannot write %s: %s", e->name, trel, strerror(errno));
-	if (st == PQ_OK && renameat(dfd, tmp, dfd, base) != 0)
-		st = pq_fail(err, PQ_EIO, "%s: cannot rename to %s: %s", e->name, trel,
-			     strerror(errno));
-	if (st != PQ_OK && out >= 0)
-		(void)unlinkat(dfd, tmp, 0);
-	if (st == PQ_OK && fsync(dfd) != 0)
-		pfs_log(LOG_WARNING, "staging: fsync of the directory of %s: %s", trel,
-			strerror(errno));
+		if (st == PQ_OK)
+			st = pub->commit(p, err);
+		else
+			pub->abort(p);
+	}
 	pthread_mutex_unlock(&s->target_locks[li]);
-	close(dfd);
 	if (st == PQ_OK) {
 		pfs_src_changed(s->fs, trel);
 		pfs_notify_wait(s->fs->notify);

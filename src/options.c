@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "pq_io.h"
 #include "pq_metadata.h"
 
 #define PFS_OPT(t, f) {t, offsetof(pfs_options, f), 0}
@@ -150,9 +151,8 @@ static bool is_parquet_file(const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	char m[4];
-	bool ok = pread(fd, m, 4, 0) == 4 &&
-		  (!memcmp(m, "PAR1", 4) || !memcmp(m, "PARE", 4));
+	char m[PQ_MAGIC_LEN];
+	bool ok = pread(fd, m, sizeof m, 0) == (ssize_t)sizeof m && pq_magic_is_parquet(m, sizeof m);
 	close(fd);
 	return ok;
 }

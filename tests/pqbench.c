@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 	pq_error err;
 	pq_error_clear(&err);
 	pq_file *f;
-	if (pq_file_open(fd, (uint64_t)st.st_size, argv[1], NULL, &f, &err) != PQ_OK) {
+	if (pq_file_open_fd(fd, argv[1], NULL, &f, &err) != PQ_OK) {
 		fprintf(stderr, "pqbench: %s\n", err.msg);
 		return 1;
 	}

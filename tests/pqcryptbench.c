@@ -36,7 +36,7 @@ static pq_file *open_file(const char *path, const pq_keyring *kr, int *fd)
 	const char *base = strrchr(path, '/');
 	pq_file *f;
 	pq_error err;
-	if (pq_file_open(*fd, (uint64_t)st.st_size, base ? base + 1 : path, kr, &f, &err) != PQ_OK) {
+	if (pq_file_open_fd(*fd, base ? base + 1 : path, kr, &f, &err) != PQ_OK) {
 		fprintf(stderr, "%s: %s\n", path, err.msg);
 		return NULL;
 	}

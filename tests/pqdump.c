@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	pq_error err;
 	pq_error_clear(&err);
 	pq_file *f;
-	if (pq_file_open(fd, (uint64_t)st.st_size, argv[1], NULL, &f, &err) != PQ_OK) {
+	if (pq_file_open_fd(fd, argv[1], NULL, &f, &err) != PQ_OK) {
 		fprintf(stderr, "pqdump: %s: %s\n", argv[1], err.msg);
 		close(fd);
 		return 1;

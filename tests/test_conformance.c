@@ -93,7 +93,7 @@ START_TEST(test_file)
 	pq_error err;
 	pq_error_clear(&err);
 	pq_file *f = NULL;
-	pq_status s = pq_file_open(fd, (uint64_t)st.st_size, file, NULL, &f, &err);
+	pq_status s = pq_file_open_fd(fd, file, NULL, &f, &err);
 	ck_assert_msg(s == PQ_OK, "%s: open: %s", file, err.msg);
 	pq_buf out = PQ_BUF_INIT;
 	s = pq_dump_rows(f, PQ_ALL, PQ_ROWS_CSV, &out, &err);

@@ -278,7 +278,7 @@ START_TEST(test_combinations)
 	pq_keyring *kr = keyring_for(&fk, &ck, sp.aad == 2);
 	pq_file *f = NULL;
 	pq_error err;
-	pq_status st = pq_file_open(fd, file.len, "test/x.parquet", kr, &f, &err);
+	pq_status st = pq_file_open_fd(fd, "test/x.parquet", kr, &f, &err);
 	ck_assert_msg(st == PQ_OK, "case %d (ctr %d, plain footer %d, column key %d, key %zu, aad %d): %s", i,
 		      sp.ctr, sp.plaintext_footer, sp.column_key, sp.key_len, sp.aad, err.msg);
 	expect_values(f);
@@ -297,7 +297,7 @@ START_TEST(test_combinations)
 	size_t hdr = 4 + 20;
 	file.p[hdr] ^= 1;
 	ck_assert(pwrite(fd, file.p, file.len, 0) == (ssize_t)file.len);
-	ck_assert(pq_file_open(fd, file.len, "test/x.parquet", kr, &f, &err) == PQ_OK);
+	ck_assert(pq_file_open_fd(fd, "test/x.parquet", kr, &f, &err) == PQ_OK);
 	pq_buf out = PQ_BUF_INIT;
 	ck_assert_int_eq(pq_dump_column(f, PQ_ALL, 0, false, &out, &err), PQ_EAUTH);
 	ck_assert_msg(strstr(err.msg, "data page header 0: GCM tag check failed"), "%s", err.msg);
@@ -307,7 +307,7 @@ START_TEST(test_combinations)
 
 	/* with another file name the supplied prefix is not found */
 	ck_assert(pwrite(fd, file.p, file.len, 0) == (ssize_t)file.len);
-	st = pq_file_open(fd, file.len, "other/x.parquet", kr, &f, &err);
+	st = pq_file_open_fd(fd, "other/x.parquet", kr, &f, &err);
 	if (sp.aad == 2) {
 		ck_assert_int_eq(st, PQ_EKEY);
 	} else {
@@ -337,7 +337,7 @@ START_TEST(test_ctr_pages_are_not_authenticated)
 		pq_keyring *kr = keyring_for(&fk, &ck, false);
 		pq_file *f;
 		pq_error err;
-		ck_assert_msg(pq_file_open(fd, file.len, "x", kr, &f, &err) == PQ_OK, "%s", err.msg);
+		ck_assert_msg(pq_file_open_fd(fd, "x", kr, &f, &err) == PQ_OK, "%s", err.msg);
 		pq_buf out = PQ_BUF_INIT;
 		pq_status st = pq_dump_column(f, PQ_ALL, 0, false, &out, &err);
 		if (ctr) {

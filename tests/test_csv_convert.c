@@ -128,7 +128,7 @@ START_TEST(test_schema_conformance)
 		fstat(fd, &st);
 		pq_file *f;
 		pq_error err;
-		if (pq_file_open(fd, (uint64_t)st.st_size, de->d_name, NULL, &f, &err) != PQ_OK) {
+		if (pq_file_open_fd(fd, de->d_name, NULL, &f, &err) != PQ_OK) {
 			close(fd);
 			continue;
 		}
@@ -183,7 +183,7 @@ static pq_status conv(const char *in, pq_csv_format fmt, const char *schema, uin
 		ck_assert_int_eq(fstat(conv_out, &sb), 0);
 		ck_assert_uint_eq(stats.bytes_out, (uint64_t)sb.st_size);
 		pq_error e;
-		ck_assert_msg(pq_file_open(conv_out, (uint64_t)sb.st_size, "out", NULL, &conv_file,
+		ck_assert_msg(pq_file_open_fd(conv_out, "out", NULL, &conv_file,
 					   &e) == PQ_OK, "%s", e.msg);
 	} else {
 		close(conv_out);
@@ -443,7 +443,7 @@ START_TEST(test_roundtrip_conformance)
 		fstat(fd, &st);
 		pq_file *f;
 		pq_error err;
-		if (pq_file_open(fd, (uint64_t)st.st_size, de->d_name, NULL, &f, &err) != PQ_OK) {
+		if (pq_file_open_fd(fd, de->d_name, NULL, &f, &err) != PQ_OK) {
 			close(fd);
 			continue;
 		}

@@ -53,7 +53,7 @@ static pq_status open_named(int fd, const char *name, const pq_keyring *kr, pq_f
 	struct stat st;
 	ck_assert(fstat(fd, &st) == 0);
 	pq_error_clear(err);
-	return pq_file_open(fd, (uint64_t)st.st_size, name, kr, f, err);
+	return pq_file_open_fd(fd, name, kr, f, err);
 }
 
 static int open_data(const char *file)

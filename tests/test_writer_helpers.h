@@ -71,7 +71,7 @@ static inline const pq_file *wclose(wfile *x)
 	x->w = NULL;
 	struct stat sb;
 	ck_assert_int_eq(fstat(x->fd, &sb), 0);
-	st = pq_file_open(x->fd, (uint64_t)sb.st_size, "test.parquet", NULL, &x->f, &err);
+	st = pq_file_open_fd(x->fd, "test.parquet", NULL, &x->f, &err);
 	ck_assert_msg(st == PQ_OK, "reader: %s", err.msg);
 	return x->f;
 }

@@ -1,0 +1,83 @@
+/* The SOURCE interface: where the mount's directories and Parquet files
+ * come from, and where staging/ publishes what it converts.
+ *
+ * fs/source.c holds what every backend shares (the pfs_src entries, file
+ * generations, change detection, hidden names); a backend only answers
+ * questions about paths. Paths are relative to SOURCE ("" is SOURCE
+ * itself: a directory, or the one Parquet file of a single-file SOURCE),
+ * without leading or trailing '/'. Today there is one backend, the local
+ * directory (fs/source_local.c); a remote one (S3, HTTP) is one more file
+ * filling these tables.
+ *
+ * Identities (pq_io.h) are how generic code notices change: an entry
+ * whose identity differs from the one its generation was made from is a
+ * new generation. They are compared, never interpreted. */
+#ifndef PFS_SOURCE_H
+#define PFS_SOURCE_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "pq_error.h"
+#include "pq_io.h"
+
+/* One conversion being published (the backend's state). */
+typedef struct pfs_publish pfs_publish;
+
+/* Writing one Parquet file into SOURCE atomically: readers see the old
+ * file or the new one, never a part, and readers of the old file keep it.
+ * `who` (the staged file's name) starts every message, as staging/'s
+ * .error files show them. */
+typedef struct pfs_publish_ops {
+	/* Starts writing rel (directories leading to it are created):
+	 * *fd is an empty descriptor open for reading and writing, owned by
+	 * the publication, that the conversion writes into. */
+	pq_status (*begin)(void *be, const char *rel, const char *who, pfs_publish **out,
+			   int *fd, pq_error *err);
+	/* Makes the bytes written durable and puts them at rel (local:
+	 * fsync, rename over the target, fsync of the directory). Frees p,
+	 * whatever the outcome; a failed commit leaves nothing behind. */
+	pq_status (*commit)(pfs_publish *p, pq_error *err);
+	/* Drops what was written; frees p. */
+	void (*abort)(pfs_publish *p);
+} pfs_publish_ops;
+
+/* Called by list for each entry: a directory or a regular file (links
+ * followed), with its attributes and identity. Non-zero stops the list
+ * and is returned by it. */
+typedef int (*pfs_source_list_fn)(void *ctx, const char *name, const struct stat *st,
+				  const pq_identity *id);
+
+typedef struct pfs_source_ops {
+	/* Entries of directory rel; other kinds (sockets, devices, broken
+	 * links) are skipped. -errno when rel cannot be listed. */
+	int (*list)(void *be, const char *rel, pfs_source_list_fn fn, void *ctx);
+	/* Attributes and identity of rel (links followed); -errno
+	 * (-ENOENT when it is not there). */
+	int (*stat)(void *be, const char *rel, struct stat *st, pq_identity *id);
+	/* Whether rel starts with a Parquet magic (pq_magic_is_parquet):
+	 * 1 yes, 0 no (or unreadable), -errno when the daemon is short of a
+	 * resource (descriptors, memory: the answer says nothing of rel). */
+	int (*sniff)(void *be, const char *rel);
+	/* rel as a pq_source (one reference). The message names the file
+	 * ("x.parquet: cannot open: Permission denied"). */
+	pq_status (*open)(void *be, const char *rel, pq_source **out, pq_error *err);
+	/* Space for statfs (df, and tools that check it); -errno if none. */
+	int (*statfs)(void *be, struct statvfs *sv);
+	void (*free)(void *be);
+	/* NULL for a backend staging/ cannot write to. */
+	const pfs_publish_ops *publish;
+} pfs_source_ops;
+
+typedef struct pfs_source {
+	const pfs_source_ops *ops;
+	void *be;
+} pfs_source;
+
+/* The local directory (or single Parquet file) at root, an absolute path.
+ * NULL when out of memory. */
+pfs_source *pfs_source_local_new(const char *root);
+void pfs_source_free(pfs_source *s);
+
+#endif

@@ -1,0 +1,348 @@
+/* The read seam (core/pq_io.h): the memory and descriptor sources,
+ * identities, the magic sniff, and pq_file_open over a source (from
+ * memory; how many reads opening costs). */
+#include "config.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pq_io.h"
+#include "test_writer_helpers.h"
+
+/* ---- identities ------------------------------------------------------------ */
+
+START_TEST(test_identity)
+{
+	pq_identity a, b, unknown;
+	pq_identity_set(&a, "etag-1", 6);
+	pq_identity_set(&b, "etag-1", 6);
+	ck_assert(pq_identity_eq(&a, &b));
+	ck_assert_int_eq(pq_identity_cmp(&a, &b), 0);
+	pq_identity_set(&b, "etag-2", 6);
+	ck_assert(!pq_identity_eq(&a, &b));
+	ck_assert_int_lt(pq_identity_cmp(&a, &b), 0);
+	ck_assert_int_gt(pq_identity_cmp(&b, &a), 0);
+	pq_identity_set(&b, "etag-1x", 7); /* a prefix is not the same */
+	ck_assert(!pq_identity_eq(&a, &b));
+	ck_assert_int_ne(pq_identity_cmp(&a, &b), 0);
+	/* unknown equals nothing, not even another unknown */
+	pq_identity_set(&unknown, NULL, 0);
+	ck_assert(!pq_identity_eq(&unknown, &unknown));
+	/* longer than the room: clamped, never overflowing */
+	char big[100];
+	memset(big, 'x', sizeof big);
+	pq_identity_set(&a, big, sizeof big);
+	ck_assert_uint_eq(a.len, PQ_IDENTITY_MAX);
+}
+END_TEST
+
+START_TEST(test_magic)
+{
+	ck_assert(pq_magic_is_parquet("PAR1", 4));
+	ck_assert(pq_magic_is_parquet("PARE....", 8));
+	ck_assert(!pq_magic_is_parquet("PAR2", 4));
+	ck_assert(!pq_magic_is_parquet("par1", 4));
+	ck_assert(!pq_magic_is_parquet("PAR", 3)); /* too short to tell: not Parquet */
+	ck_assert(!pq_magic_is_parquet("", 0));
+}
+END_TEST
+
+/* ---- the memory source ------------------------------------------------------- */
+
+START_TEST(test_mem_source)
+{
+	char bytes[] = "0123456789";
+	pq_source *s, *t;
+	pq_error err;
+	ck_assert_int_eq(pq_source_mem_new(bytes, 10, true, &s, &err), PQ_OK);
+	ck_assert_int_eq(pq_source_mem_new(bytes, 10, false, &t, &err), PQ_OK);
+	ck_assert_uint_eq(pq_source_size(s), 10);
+	ck_assert_int_eq(pq_source_fd(s), -1); /* no zero-copy from memory */
+	char got[10];
+	ck_assert_int_eq(pq_source_pread(s, got, 4, 6, &err), PQ_OK);
+	ck_assert(!memcmp(got, "6789", 4));
+	ck_assert_int_eq(pq_source_pread(s, got, 0, 10, &err), PQ_OK);
+	/* the same bytes: the same identity */
+	ck_assert(pq_identity_eq(pq_source_identity(s), pq_source_identity(t)));
+	/* bounds: one byte past the end, and an offset past it */
+	ck_assert_int_eq(pq_source_pread(s, got, 5, 6, &err), PQ_ECORRUPT);
+	ck_assert_str_eq(err.msg, "range 6+5 lies outside the file (10 bytes)");
+	ck_assert_int_eq(pq_source_pread(s, got, 1, UINT64_MAX, &err), PQ_ECORRUPT);
+	/* a copy does not see later changes of the caller's buffer */
+	bytes[0] = 'X';
+	ck_assert_int_eq(pq_source_pread(s, got, 1, 0, &err), PQ_OK);
+	ck_assert_int_eq(got[0], '0');
+	ck_assert_int_eq(pq_source_pread(t, got, 1, 0, &err), PQ_OK);
+	ck_assert_int_eq(got[0], 'X');
+	ck_assert_int_eq(pq_source_check(s, &err), PQ_OK);
+	/* other bytes, another identity */
+	pq_source *u;
+	ck_assert_int_eq(pq_source_mem_new("0123456780", 10, true, &u, &err), PQ_OK);
+	ck_assert(!pq_identity_eq(pq_source_identity(s), pq_source_identity(u)));
+	/* references: the last unref frees (ASan would see a leak or a double free) */
+	pq_source_ref(s);
+	pq_source_unref(s);
+	ck_assert_int_eq(pq_source_pread(s, got, 1, 0, &err), PQ_OK);
+	pq_source_unref(s);
+	pq_source_unref(t);
+	pq_source_unref(u);
+	pq_source_unref(NULL);
+	/* empty */
+	ck_assert_int_eq(pq_source_mem_new(NULL, 0, true, &s, &err), PQ_OK);
+	ck_assert_uint_eq(pq_source_size(s), 0);
+	ck_assert_int_eq(pq_source_pread(s, got, 1, 0, &err), PQ_ECORRUPT);
+	pq_source_unref(s);
+}
+END_TEST
+
+/* ---- the descriptor source ----------------------------------------------------- */
+
+START_TEST(test_fd_source)
+{
+	char path[256];
+	int fd = tmpfile_fd(path);
+	unlink(path);
+	ck_assert_int_eq(pwrite(fd, "abcdefgh", 8, 0), 8);
+	pq_source *s;
+	pq_error err;
+	ck_assert_int_eq(pq_source_fd_new(fd, false, &s, &err), PQ_OK);
+	ck_assert_uint_eq(pq_source_size(s), 8);
+	ck_assert_int_eq(pq_source_fd(s), fd);
+	char got[8];
+	ck_assert_int_eq(pq_source_pread(s, got, 3, 5, &err), PQ_OK);
+	ck_assert(!memcmp(got, "fgh", 3));
+	ck_assert_int_eq(pq_source_pread(s, got, 4, 5, &err), PQ_ECORRUPT);
+	/* the identity is the file's stat, as the SOURCE backend computes it */
+	struct stat st;
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	pq_identity id;
+	pq_identity_of_stat(&st, &id);
+	ck_assert(pq_identity_eq(&id, pq_source_identity(s)));
+	ck_assert_int_eq(pq_source_check(s, &err), PQ_OK);
+	/* rewritten in place (another size): the check says so */
+	ck_assert_int_eq(pwrite(fd, "ijkl", 4, 8), 4);
+	ck_assert_int_eq(pq_source_check(s, &err), PQ_EIO);
+	ck_assert_str_eq(err.msg, "the file changed while it was open");
+	/* the size stays the one it was made with */
+	ck_assert_uint_eq(pq_source_size(s), 8);
+	/* shrunk under it: a read fails, it does not return short */
+	ck_assert_int_eq(ftruncate(fd, 4), 0);
+	ck_assert_int_eq(pq_source_pread(s, got, 2, 6, &err), PQ_EIO);
+	ck_assert_str_eq(err.msg, "file shrank: no bytes at offset 6");
+	pq_source_unref(s);
+	/* not taken over: still open */
+	ck_assert_int_ne(fcntl(fd, F_GETFD), -1);
+	/* taken over: closed with the source */
+	ck_assert_int_eq(pq_source_fd_new(fd, true, &s, &err), PQ_OK);
+	pq_source_unref(s);
+	ck_assert_int_eq(fcntl(fd, F_GETFD), -1);
+	/* a descriptor that is not open */
+	ck_assert_int_eq(pq_source_fd_new(fd, false, &s, &err), PQ_EIO);
+}
+END_TEST
+
+/* ---- pq_file_open over a source ---------------------------------------------- */
+
+/* A source that counts the reads of the one it wraps. */
+typedef struct counting {
+	pq_source *inner;
+	int reads;
+} counting;
+
+static pq_status cnt_pread(void *impl, void *buf, size_t len, uint64_t off, pq_error *err)
+{
+	counting *c = impl;
+	c->reads++;
+	return pq_source_pread(c->inner, buf, len, off, err);
+}
+static uint64_t cnt_size(void *impl) { return pq_source_size(((counting *)impl)->inner); }
+static void cnt_identity(void *impl, pq_identity *out)
+{
+	*out = *pq_source_identity(((counting *)impl)->inner);
+}
+static void cnt_close(void *impl)
+{
+	pq_source_unref(((counting *)impl)->inner);
+	free(impl);
+}
+static const pq_source_ops cnt_ops = {
+	.pread = cnt_pread, .size = cnt_size, .identity = cnt_identity, .close = cnt_close,
+};
+
+static pq_source *counting_new(const void *p, size_t n, counting **c)
+{
+	*c = calloc(1, sizeof **c);
+	ck_assert(*c);
+	pq_error err;
+	ck_assert_int_eq(pq_source_mem_new(p, n, true, &(*c)->inner, &err), PQ_OK);
+	pq_source *s;
+	ck_assert_int_eq(pq_source_new(&cnt_ops, *c, &s, &err), PQ_OK);
+	return s;
+}
+
+static char colnames[MAXEL][8]; /* c0, c1, ... (schema names must outlive it) */
+
+/* A file written by the writer: ncols INT64 columns, rgs row groups of
+ * rows rows. Returns its bytes. */
+static uint8_t *write_file(uint32_t ncols, int rgs, size_t rows, size_t *len)
+{
+	els e;
+	e.n = 0;
+	grp(&e, "schema", -1, (int)ncols);
+	for (uint32_t c = 0; c < ncols; c++)
+		prim(&e, colnames[c], PQ_REQUIRED, PQ_INT64);
+	pq_write_options o;
+	pq_write_options_init(&o);
+	wfile x;
+	wopen(&x, &e, &o);
+	int64_t *v = malloc(rows * sizeof *v);
+	ck_assert(v);
+	for (int r = 0; r < rgs; r++) {
+		for (size_t i = 0; i < rows; i++)
+			v[i] = (int64_t)(i * 7919 + (size_t)r);
+		for (uint32_t c = 0; c < ncols; c++) {
+			pq_values pv = vals(PQ_INT64, 0, rows, v);
+			wput(&x, c, rows, NULL, &pv);
+		}
+		wend(&x);
+	}
+	free(v);
+	wclose(&x);
+	struct stat st;
+	ck_assert_int_eq(fstat(x.fd, &st), 0);
+	*len = (size_t)st.st_size;
+	uint8_t *p = malloc(*len);
+	ck_assert(p);
+	ck_assert_int_eq(pread(x.fd, p, *len, 0), (ssize_t)*len);
+	wdone(&x);
+	return p;
+}
+
+/* Opens bytes from memory through a counting source: the reads opening
+ * took, and the rows rendered as CSV (compared with an open over a file
+ * descriptor of the same bytes by the caller). */
+static int open_counting(const uint8_t *p, size_t n, char **csv)
+{
+	counting *c;
+	pq_source *s = counting_new(p, n, &c);
+	pq_file *f;
+	pq_error err;
+	ck_assert_msg(pq_file_open(s, "mem.parquet", NULL, &f, &err) == PQ_OK, "%s", err.msg);
+	int reads = c->reads;
+	pq_source_unref(s); /* the pq_file holds its own reference */
+	ck_assert_ptr_eq(pq_file_source(f), s);
+	*csv = render(f, PQ_ROWS_CSV);
+	pq_file_free(f);
+	return reads;
+}
+
+START_TEST(test_open_small_file_one_read)
+{
+	size_t n;
+	uint8_t *p = write_file(3, 2, 100, &n);
+	ck_assert_uint_lt(n, 64 << 10);
+	char *csv;
+	ck_assert_int_eq(open_counting(p, n, &csv), 1); /* the whole file at once */
+	ck_assert(!strncmp(csv, "c0,c1,c2\n0,0,0\n7919,7919,7919\n", 29));
+	free(csv);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_open_large_file_two_reads)
+{
+	size_t n;
+	uint8_t *p = write_file(2, 1, 40000, &n); /* 640 KB of values, a small footer */
+	ck_assert_uint_gt(n, 64 << 10);
+	char *csv;
+	ck_assert_int_eq(open_counting(p, n, &csv), 2); /* tail and head */
+	/* the same rows as from a descriptor of the same bytes */
+	char path[256];
+	int fd = tmpfile_fd(path);
+	unlink(path);
+	ck_assert_int_eq(pwrite(fd, p, n, 0), (ssize_t)n);
+	pq_file *f;
+	pq_error err;
+	ck_assert_int_eq(pq_file_open_fd(fd, "fd.parquet", NULL, &f, &err), PQ_OK);
+	char *want = render(f, PQ_ROWS_CSV);
+	ck_assert_str_eq(csv, want);
+	ck_assert_int_eq(pq_source_fd(pq_file_source(f)), fd);
+	pq_file_free(f);
+	close(fd);
+	free(want);
+	free(csv);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_open_footer_beyond_the_tail)
+{
+	size_t n;
+	uint8_t *p = write_file(250, 6, 3, &n); /* many chunks: a footer over 64 KiB */
+	uint32_t flen = (uint32_t)p[n - 8] | (uint32_t)p[n - 7] << 8 | (uint32_t)p[n - 6] << 16 |
+			(uint32_t)p[n - 5] << 24;
+	ck_assert_uint_gt(flen, 64 << 10);
+	char *csv;
+	/* tail, head, and the footer's part before the tail */
+	ck_assert_int_eq(open_counting(p, n, &csv), 3);
+	ck_assert(!strncmp(csv, "c0,c1,", 6));
+	free(csv);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_open_errors_from_memory)
+{
+	pq_source *s;
+	pq_file *f;
+	pq_error err;
+	ck_assert_int_eq(pq_source_mem_new("PAR1 not a footer here", 22, true, &s, &err), PQ_OK);
+	ck_assert_int_eq(pq_file_open(s, "x", NULL, &f, &err), PQ_ECORRUPT);
+	ck_assert_str_eq(err.msg, "not a Parquet file: magic at end is 'here', expected PAR1");
+	pq_source_unref(s);
+	ck_assert_int_eq(pq_source_mem_new("PAR1", 4, true, &s, &err), PQ_OK);
+	ck_assert_int_eq(pq_file_open(s, "x", NULL, &f, &err), PQ_ECORRUPT);
+	ck_assert_str_eq(err.msg,
+			 "not a Parquet file: 4 bytes is too small (at least 12 are needed)");
+	pq_source_unref(s);
+	/* the head differs from the end, in a file larger than the tail read */
+	size_t n = (64 << 10) + 100;
+	uint8_t *p = calloc(1, n);
+	memcpy(p, "XXXX", 4);
+	memcpy(p + n - 4, "PAR1", 4);
+	p[n - 8] = 10;
+	ck_assert_int_eq(pq_source_mem_new(p, n, false, &s, &err), PQ_OK);
+	ck_assert_int_eq(pq_file_open(s, "x", NULL, &f, &err), PQ_ECORRUPT);
+	ck_assert_str_eq(err.msg, "not a Parquet file: magic at start is 'XXXX', expected PAR1 like the end");
+	pq_source_unref(s);
+	free(p);
+}
+END_TEST
+
+int main(void)
+{
+	for (int i = 0; i < MAXEL; i++)
+		snprintf(colnames[i], sizeof colnames[i], "c%d", i);
+	Suite *s = suite_create("io");
+	TCase *tc = tcase_create("sources");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_identity);
+	tcase_add_test(tc, test_magic);
+	tcase_add_test(tc, test_mem_source);
+	tcase_add_test(tc, test_fd_source);
+	tcase_add_test(tc, test_open_small_file_one_read);
+	tcase_add_test(tc, test_open_large_file_two_reads);
+	tcase_add_test(tc, test_open_footer_beyond_the_tail);
+	tcase_add_test(tc, test_open_errors_from_memory);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
