@@ -1,5 +1,5 @@
 /* The bytes of the entries and their sizes, each kind as its row in the
- * table of kinds says (kinds.c renders them through core/pq_file.h).
+ * table of kinds says (kinds.c renders them through core/include/pq_file.h).
  *
  * Small entries (metadata, headers, page texts, page bodies) are rendered
  * whole and kept in the shared cache under the entry's key, so the getattr

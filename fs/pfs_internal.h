@@ -7,7 +7,7 @@
  *             renderers, sizes
  *   tree.c    the virtual tree of one Parquet file (names, kinds)
  *   cache.c   bounded LRU of layouts, decoded pages and rendered texts
- *   content.c bytes and sizes of each entry kind, via core/pq_file.h
+ *   content.c bytes and sizes of each entry kind, via core/include/pq_file.h
  *   stream.c  resumable rendering of the large aggregate entries
  *   notify.c  kernel cache invalidation, off the request threads
  *   ops.c     the FUSE low-level operations of the read-only tree

@@ -1,6 +1,6 @@
 /* A small strict RFC 8259 JSON parser for tests: reads the facts.json
  * files of the test data and checks that our JSON output is valid JSON.
- * Written independently of core/metadata_json.c on purpose. */
+ * Written independently of core/format/metadata_json.c on purpose. */
 #ifndef MINIJSON_H
 #define MINIJSON_H
 

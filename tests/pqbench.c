@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pq_dump.h"
-#include "pq_metadata_codec.h"
+#include "read/pq_dump.h"
+#include "format/pq_metadata_codec.h"
 #include "pq_schema.h"
 
 static double now(void)

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "pq_crypto.h"
-#include "pq_dump.h"
+#include "read/pq_dump.h"
 #include "pq_keyring.h"
 
 static double now(void)

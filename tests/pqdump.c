@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pq_dump.h"
+#include "read/pq_dump.h"
 #include "pq_schema.h"
 
 static int find_column(const pq_file *f, const char *name)

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pq_codec.h"
-#include "pq_metadata_codec.h"
-#include "pq_writer.h"
+#include "codec/pq_codec.h"
+#include "format/pq_metadata_codec.h"
+#include "write/pq_writer.h"
 
 #define MAXCOLS 1024
 #define BATCH 777 /* odd, so batches straddle pages and row groups */

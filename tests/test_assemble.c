@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pq_assemble.h"
+#include "read/pq_assemble.h"
 #include "pq_schema.h"
 #include "schema_builder.h"
 

@@ -12,7 +12,7 @@
 
 #include <xxhash.h>
 
-#include "pq_bloom.h"
+#include "encoding/pq_bloom.h"
 #include "test_files.h"
 
 #ifndef TESTDATA_DIR

@@ -15,7 +15,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "pq_codec.h"
+#include "codec/pq_codec.h"
 #include "pq_metadata.h"
 
 static const int32_t all_codecs[] = {PQ_CODEC_UNCOMPRESSED, PQ_CODEC_SNAPPY, PQ_CODEC_GZIP,

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pq_dump.h"
+#include "read/pq_dump.h"
 #include "pq_schema.h"
 #include "test_files.h"
 

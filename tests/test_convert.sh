@@ -1,5 +1,5 @@
 #!/bin/bash
-# Interop test of parquetfs-convert (core/convert.c): CSVs covering every
+# Interop test of parquetfs-convert (core/csv/convert.c): CSVs covering every
 # inferred type, NULLs, unicode, quoted newlines, TSV, a sidecar schema and
 # 0 rows are converted, and DuckDB (an independent reader, scripts/duckdb-sql)
 # must read our Parquet with the same types and values as it reads the CSV

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "pq_crypto.h"
-#include "pq_dump.h"
+#include "read/pq_dump.h"
 #include "pq_keyring.h"
 #include "pq_metadata.h"
-#include "pq_metadata_codec.h"
+#include "format/pq_metadata_codec.h"
 
 #define PAGES 3
 #define PER_PAGE 10

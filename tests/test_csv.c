@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "pq_convert.h"
-#include "pq_csv.h"
+#include "csv/pq_csv.h"
 #include "pq_schema.h"
 
 /* ---- helpers ------------------------------------------------------------ */

@@ -19,7 +19,7 @@
 
 #include "minijson.h"
 #include "pq_convert.h"
-#include "pq_csv.h"
+#include "csv/pq_csv.h"
 #include "pq_file.h"
 #include "pq_schema.h"
 #include "test_files.h"

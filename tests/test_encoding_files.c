@@ -23,7 +23,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "pq_encoding.h"
+#include "encoding/pq_encoding.h"
 #include "test_files.h"
 
 #ifndef TESTDATA_DIR

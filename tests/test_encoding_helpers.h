@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pq_encoding.h"
+#include "encoding/pq_encoding.h"
 
 #define ASSERT_OK(expr, err)                                                  \
 	do {                                                                  \

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pq_dump.h"
+#include "read/pq_dump.h"
 #include "pq_keyring.h"
 #include "pq_metadata.h"
 #include "pq_schema.h"

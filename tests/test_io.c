@@ -1,4 +1,4 @@
-/* The read seam (core/pq_io.h): the memory and descriptor sources,
+/* The read seam (core/include/pq_io.h): the memory and descriptor sources,
  * identities, the magic sniff, and pq_file_open over a source (from
  * memory; how many reads opening costs). */
 #include "config.h"

@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 
 #include "minijson.h"
-#include "pq_footer.h"
+#include "format/pq_footer.h"
 #include "pq_metadata.h"
-#include "pq_metadata_codec.h"
+#include "format/pq_metadata_codec.h"
 
 #ifndef TESTDATA_DIR
 #define TESTDATA_DIR "../shared/testdata"

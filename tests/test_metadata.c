@@ -1,5 +1,5 @@
 /* Table-driven metadata codec (core/metadata*.c) and footer location
- * (core/footer.c) on hand-built inputs. Expected bytes are worked out by
+ * (core/format/footer.c) on hand-built inputs. Expected bytes are worked out by
  * hand from parquet.thrift field ids and the compact protocol; expected
  * JSON from the rules in pq_metadata_codec.h / interface.md. The real files
  * of the test data are in test_meta_corpus.c. */
@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pq_footer.h"
+#include "format/pq_footer.h"
 #include "pq_metadata.h"
-#include "pq_metadata_codec.h"
+#include "format/pq_metadata_codec.h"
 #include "pq_render.h"
-#include "pq_utf8.h"
+#include "util/pq_utf8.h"
 
 #define ARR(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pq_csv.h"
+#include "csv/pq_csv.h"
 #include "pq_render.h"
-#include "pq_utf8.h"
+#include "util/pq_utf8.h"
 
 /* ---- helpers --------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* Batch rendering (core/render_batch.c) gives exactly the bytes of the
+/* Batch rendering (core/render/render_batch.c) gives exactly the bytes of the
  * per-value path, whose own tests (test_render.c) hold the hand-written
  * expectations; plus a few literal batches. */
 #include "config.h"

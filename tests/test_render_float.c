@@ -1,4 +1,4 @@
-/* Float formatting (core/render_float.c): shortest round-trip digits at
+/* Float formatting (core/render/render_float.c): shortest round-trip digits at
  * 64, 32 and 16 bits, JavaScript layout.
  *
  * Golden values come from independent sources: JavaScript's

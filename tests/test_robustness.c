@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pq_dump.h"
+#include "read/pq_dump.h"
 #include "test_files.h"
 
 #define DATA_DIR TESTDATA_DIR "/parquet-testing/data"

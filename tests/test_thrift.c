@@ -1,4 +1,4 @@
-/* Thrift compact protocol reader and writer (core/thrift.c).
+/* Thrift compact protocol reader and writer (core/format/thrift.c).
  * Expected bytes are worked out by hand from thrift-compact-protocol.md:
  * field header = delta << 4 | type (long form: type, zigzag varint id),
  * zigzag(n) = (n << 1) ^ (n >> 63), varints little-endian base 128. */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pq_thrift.h"
+#include "format/pq_thrift.h"
 
 #define BYTES(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
 

@@ -9,8 +9,8 @@
 
 #include <math.h>
 
-#include "pq_bloom.h"
-#include "pq_codec.h"
+#include "encoding/pq_bloom.h"
+#include "codec/pq_codec.h"
 #include "test_writer_helpers.h"
 
 /* ---- a small table rendered by hand ------------------------------------------ */

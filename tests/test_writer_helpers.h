@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pq_dump.h"
+#include "read/pq_dump.h"
 #include "pq_file.h"
-#include "pq_metadata_codec.h"
-#include "pq_writer.h"
+#include "format/pq_metadata_codec.h"
+#include "write/pq_writer.h"
 #include "schema_builder.h"
 
 

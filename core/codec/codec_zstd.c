@@ -1,0 +1,74 @@
+#include "config.h"
+
+/* ZSTD: one or more RFC 8878 frames (skippable frames allowed). */
+
+#define PQ_CODEC_INTERNAL
+#include "codec_internal.h"
+
+#include <limits.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+/* Walks the frames with zstd's stable API and adds up the content sizes
+ * their headers state; *known is false when some frame does not say. */
+static pq_status frames_content_size(const uint8_t *in, size_t in_len, unsigned long long *total,
+				     bool *known, pq_error *err)
+{
+	*total = 0;
+	*known = true;
+	size_t pos = 0;
+	for (unsigned frame = 1; pos < in_len; frame++) {
+		size_t fsz = ZSTD_findFrameCompressedSize(in + pos, in_len - pos);
+		PQ_CHECK(!ZSTD_isError(fsz), err, PQ_ECORRUPT, "ZSTD: frame %u at byte %zu: %s", frame,
+			 pos, ZSTD_getErrorName(fsz));
+		unsigned long long cs = ZSTD_getFrameContentSize(in + pos, fsz);
+		PQ_CHECK(cs != ZSTD_CONTENTSIZE_ERROR, err, PQ_ECORRUPT,
+			 "ZSTD: frame %u at byte %zu: bad frame header", frame, pos);
+		if (cs == ZSTD_CONTENTSIZE_UNKNOWN)
+			*known = false;
+		else /* saturating: a hostile header may say nearly 2^64 */
+			*total = cs > ULLONG_MAX - *total ? ULLONG_MAX : *total + cs;
+		pos += fsz;
+	}
+	return PQ_OK;
+}
+
+pq_status pq_zstd_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len,
+			     pq_error *err)
+{
+	/* The frame headers may state the content size: it must agree with
+	 * the page header before anything is decoded. */
+	unsigned long long claimed;
+	bool known;
+	PQ_TRY(frames_content_size(in, in_len, &claimed, &known, err));
+	PQ_CHECK(!known || claimed == out_len, err, PQ_ECORRUPT,
+		 "ZSTD: frame says %llu bytes, page header says %zu", claimed, out_len);
+	/* ZSTD_decompress never writes past out_len: longer data fails with
+	 * "Destination buffer is too small". */
+	size_t r = ZSTD_decompress(out, out_len, in, in_len);
+	if (ZSTD_isError(r)) {
+		bool oom = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation;
+		return pq_fail(err, oom ? PQ_ENOMEM : PQ_ECORRUPT, "ZSTD: %s (page header says %zu bytes)",
+			       ZSTD_getErrorName(r), out_len);
+	}
+	PQ_CHECK(r == out_len, err, PQ_ECORRUPT, "ZSTD: decompressed %zu bytes, page header says %zu",
+		 r, out_len);
+	return PQ_OK;
+}
+
+pq_status pq_zstd_compress(int level, const uint8_t *in, size_t in_len, pq_buf *out,
+			   pq_error *err)
+{
+	PQ_CHECK(level >= ZSTD_minCLevel() && level <= ZSTD_maxCLevel(), err, PQ_EINVAL,
+		 "ZSTD: compression level %d outside %d..%d", level, ZSTD_minCLevel(),
+		 ZSTD_maxCLevel());
+	size_t bound = ZSTD_compressBound(in_len);
+	if (ZSTD_isError(bound) || !pq_buf_grow(out, bound))
+		return pq_fail(err, PQ_ENOMEM, "ZSTD: out of memory compressing %zu bytes", in_len);
+	/* Level 0 is zstd's own "default" (ZSTD_CLEVEL_DEFAULT). */
+	size_t n = ZSTD_compress(out->p + out->len, bound, in, in_len, level);
+	PQ_CHECK(!ZSTD_isError(n), err, PQ_EINVAL, "ZSTD: compressing %zu bytes failed: %s", in_len,
+		 ZSTD_getErrorName(n));
+	out->len += n;
+	return PQ_OK;
+}

@@ -1,0 +1,612 @@
+/* CSV / TSV → Parquet (pq_convert.h): the header, the sidecar schema or
+ * type inference (a first pass over the file), then a second pass that
+ * parses every value into per-column typed batches fed to pq_writer.
+ *
+ * Memory: one record (bounded by the tokenizer), plus two sets of batches
+ * (one per column each): batch rows are chosen so the fixed-width part
+ * stays near BATCH_BYTES, and a batch is also flushed when its text bytes
+ * pass BATCH_TEXT_BYTES. The writer holds at most one row group of encoded
+ * pages.
+ *
+ * Threads: while this thread tokenizes and parses into one set of batches,
+ * a writer thread encodes and compresses the other (a two-stage pipeline:
+ * parsing and encoding each take about half the work). The writer thread
+ * is the only one touching pq_writer between open and close. */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pq_csv.h"
+#include "pq_schema.h"
+#include "util/pq_utf8.h"
+#include "write/pq_writer.h"
+#define PQ_CSV_INTERNAL
+#include "convert_internal.h"
+
+#define BATCH_BYTES (8u << 20)
+#define BATCH_TEXT_BYTES (16u << 20)
+#define BATCH_MAX_ROWS 65536u
+
+typedef struct column {
+	pq_bytes name;      /* header name (arena copy) */
+	size_t csv_index;   /* position in the CSV record */
+	const pq_schema_element *el;
+	pq_cv_type type;
+	bool required;
+	bool empty_is_value; /* "" is an empty value, not NULL (STRING, binary) */
+	size_t width;       /* bytes per value in vals (BYTE_ARRAY: 0) */
+	pq_infer inf;
+	pq_buf big;         /* wide DECIMAL scratch */
+} column;
+
+/* One column's part of a batch. */
+typedef struct colbuf {
+	uint8_t *def;
+	uint8_t *vals;      /* fixed-width values */
+	size_t nvals;
+	size_t *offs;       /* BYTE_ARRAY: start of each value in text (+1 end) */
+	pq_bytes *views;
+	pq_buf text;
+} colbuf;
+
+/* A batch of rows for every column, handed to the writer thread whole. */
+typedef struct batchset {
+	colbuf *cb;         /* ncols */
+	size_t rows;
+	bool end_group;     /* end the row group after writing it */
+} batchset;
+
+/* The writer thread and its one-slot queue. */
+typedef struct pipe {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool started;
+	batchset *job;      /* handed over, not yet written */
+	bool busy;          /* the thread is writing a set */
+	bool stop;
+	pq_status st;       /* the first failure of the writer thread */
+	pq_error err;
+} pipe_t;
+
+typedef struct conv {
+	const char *name;
+	pq_csv_reader r;
+	pq_arena arena;
+	column *cols;       /* schema order */
+	size_t ncols;
+	size_t *by_csv;     /* csv index -> schema column */
+	pq_schema_element *els;
+	uint32_t nels;
+	size_t batch_rows;
+	uint64_t group_rows, row_group_rows;
+	size_t text_bytes;
+	pq_writer *w;
+	batchset sets[2];
+	batchset *cur;      /* the set being filled */
+	pipe_t pipe;
+} conv;
+
+/* ---- header ------------------------------------------------------------ */
+
+static pq_status read_header(conv *c, pq_bytes **names_out, size_t *n_out, pq_error *err)
+{
+	bool done;
+	PQ_TRY(pq_csv_next(&c->r, &done, err));
+	if (done)
+		return pq_fail(err, PQ_EINVAL, "%s: empty file (the first line must be the header)",
+			       c->name);
+	size_t n = c->r.nfields;
+	pq_bytes *names = pq_arena_calloc(&c->arena, n, sizeof *names);
+	if (!names)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory for the header", c->name);
+	for (size_t i = 0; i < n; i++) {
+		const pq_csv_field *f = &c->r.fields[i];
+		size_t bad;
+		if (f->n == 0) {
+			char gen[32];
+			int l = snprintf(gen, sizeof gen, "column_%zu", i + 1);
+			names[i].p = pq_arena_memdup(&c->arena, gen, (size_t)l + 1);
+			names[i].n = (size_t)l;
+		} else {
+			if ((bad = pq_utf8_first_invalid(f->p, f->n)) != f->n)
+				return pq_fail(err, PQ_EINVAL,
+					       "%s: line %llu, column %zu: the column name is not "
+					       "valid UTF-8 (byte 0x%02x at offset %zu)",
+					       c->name, (unsigned long long)f->line, i + 1,
+					       f->p[bad], bad);
+			uint8_t *p = pq_arena_alloc(&c->arena, f->n + 1);
+			if (p)
+				memcpy(p, f->p, f->n);
+			names[i].p = p;
+			names[i].n = f->n;
+		}
+		if (!names[i].p)
+			return pq_fail(err, PQ_ENOMEM, "%s: no memory for the header", c->name);
+	}
+	size_t *idx = pq_conv_sorted_names(names, n);
+	if (!idx)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory for the header", c->name);
+	/* Equal names sort together, by position: report the run whose second
+	 * occurrence comes first in the file. */
+	size_t dup = SIZE_MAX, first = 0;
+	for (size_t k = 1; k < n; k++)
+		if (pq_conv_same(names[idx[k]], names[idx[k - 1]]) &&
+		    (k < 2 || !pq_conv_same(names[idx[k - 1]], names[idx[k - 2]])) && idx[k] < dup) {
+			dup = idx[k];
+			first = idx[k - 1];
+		}
+	free(idx);
+	if (dup != SIZE_MAX) {
+		char nm[128];
+		pq_conv_msg_name(names[dup], nm, sizeof nm);
+		return pq_fail(err, PQ_EINVAL,
+			       "%s: line %llu, column %zu (%s): duplicate column name (also column %zu)",
+			       c->name, (unsigned long long)c->r.fields[dup].line, dup + 1, nm,
+			       first + 1);
+	}
+	*names_out = names;
+	*n_out = n;
+	return PQ_OK;
+}
+
+/* ---- columns and batches ------------------------------------------------ */
+
+static pq_status setup_column(conv *c, column *col, pq_error *err)
+{
+	const char *why = pq_cv_type_of(col->el, &col->type);
+	if (why) { /* pq_conv_load_schema refused these already */
+		char nm[128];
+		pq_conv_msg_name(col->name, nm, sizeof nm);
+		return pq_fail(err, PQ_EINVAL, "%s: column '%s': %s", c->name, nm, why);
+	}
+	col->required = col->el->repetition_type == PQ_REQUIRED;
+	col->empty_is_value = col->type.kind == PQ_CV_STRING || col->type.kind == PQ_CV_BINARY;
+	col->width = pq_value_width(col->type.physical, col->type.type_length);
+	return PQ_OK;
+}
+
+static pq_status alloc_batches(conv *c, pq_error *err)
+{
+	size_t per_row = 0;
+	for (size_t i = 0; i < c->ncols; i++)
+		per_row += 1 + (c->cols[i].width ? c->cols[i].width : sizeof(size_t) + sizeof(pq_bytes));
+	size_t rows = per_row ? BATCH_BYTES / per_row : BATCH_MAX_ROWS;
+	if (rows > BATCH_MAX_ROWS)
+		rows = BATCH_MAX_ROWS;
+	if (rows < 1)
+		rows = 1;
+	if (rows > c->row_group_rows)
+		rows = (size_t)c->row_group_rows;
+	c->batch_rows = rows;
+	for (int s = 0; s < 2; s++) {
+		batchset *b = &c->sets[s];
+		b->cb = calloc(c->ncols ? c->ncols : 1, sizeof *b->cb);
+		if (!b->cb)
+			return pq_fail(err, PQ_ENOMEM, "%s: no memory for column batches", c->name);
+		for (size_t i = 0; i < c->ncols; i++) {
+			colbuf *cb = &b->cb[i];
+			size_t width = c->cols[i].width;
+			cb->def = malloc(rows);
+			if (width) {
+				cb->vals = malloc(rows * width);
+			} else {
+				cb->offs = malloc((rows + 1) * sizeof *cb->offs);
+				cb->views = malloc(rows * sizeof *cb->views);
+			}
+			if (!cb->def || (width ? !cb->vals : !cb->offs || !cb->views))
+				return pq_fail(err, PQ_ENOMEM, "%s: no memory for column batches",
+					       c->name);
+		}
+	}
+	c->cur = &c->sets[0];
+	return PQ_OK;
+}
+
+static void free_columns(conv *c)
+{
+	for (int s = 0; s < 2; s++) {
+		batchset *b = &c->sets[s];
+		for (size_t i = 0; b->cb && i < c->ncols; i++) {
+			free(b->cb[i].def);
+			free(b->cb[i].vals);
+			free(b->cb[i].offs);
+			free(b->cb[i].views);
+			pq_buf_free(&b->cb[i].text);
+		}
+		free(b->cb);
+		b->cb = NULL;
+	}
+	for (size_t i = 0; c->cols && i < c->ncols; i++)
+		pq_buf_free(&c->cols[i].big);
+	free(c->cols);
+	free(c->by_csv);
+	c->cols = NULL;
+	c->by_csv = NULL;
+}
+
+/* Writes one set (writer thread, or this one when no thread runs). */
+static pq_status write_set(conv *c, batchset *b, pq_error *err)
+{
+	for (size_t i = 0; b->rows && i < c->ncols; i++) {
+		const column *col = &c->cols[i];
+		colbuf *cb = &b->cb[i];
+		pq_values v = {.type = col->type.physical, .type_length = col->type.type_length,
+			       .n = cb->nvals};
+		if (col->width) {
+			v.v.any = cb->vals;
+		} else {
+			cb->offs[cb->nvals] = cb->text.len;
+			for (size_t k = 0; k < cb->nvals; k++)
+				cb->views[k] = (pq_bytes){cb->text.p + cb->offs[k],
+							  cb->offs[k + 1] - cb->offs[k]};
+			v.v.ba = cb->views;
+		}
+		pq_status st = pq_writer_write(c->w, i, b->rows, col->required ? NULL : cb->def,
+					       &v, err);
+		if (st != PQ_OK)
+			return pq_context(err, "%s", c->name);
+		cb->nvals = 0;
+		cb->text.len = 0;
+	}
+	b->rows = 0;
+	if (b->end_group) {
+		b->end_group = false;
+		pq_status st = pq_writer_end_row_group(c->w, err);
+		if (st != PQ_OK)
+			return pq_context(err, "%s", c->name);
+	}
+	return PQ_OK;
+}
+
+static void *writer_thread(void *arg)
+{
+	conv *c = arg;
+	pipe_t *p = &c->pipe;
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->job && !p->stop)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (!p->job)
+			break;
+		batchset *b = p->job;
+		p->busy = true;
+		pthread_mutex_unlock(&p->lock);
+		pq_error e;
+		pq_status st = p->st == PQ_OK ? write_set(c, b, &e) : PQ_OK;
+		pthread_mutex_lock(&p->lock);
+		if (st != PQ_OK && p->st == PQ_OK) {
+			p->st = st;
+			p->err = e;
+		}
+		p->job = NULL;
+		p->busy = false;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Waits until the writer thread is idle; its failure, if any. */
+static pq_status pipe_wait(conv *c, pq_error *err)
+{
+	pipe_t *p = &c->pipe;
+	if (!p->started)
+		return PQ_OK;
+	pthread_mutex_lock(&p->lock);
+	while (p->job || p->busy)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pq_status st = p->st;
+	if (st != PQ_OK && err)
+		*err = p->err;
+	pthread_mutex_unlock(&p->lock);
+	return st;
+}
+
+static void pipe_stop(conv *c)
+{
+	pipe_t *p = &c->pipe;
+	if (!p->started)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	p->started = false;
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+}
+
+/* Hands the filled set to the writer thread and continues with the other
+ * one (after the thread is done with it). Without a thread: writes here. */
+static pq_status flush(conv *c, bool end_group, pq_error *err)
+{
+	batchset *b = c->cur;
+	b->end_group = end_group;
+	c->text_bytes = 0;
+	if (b->rows == 0 && !end_group)
+		return PQ_OK;
+	if (!c->pipe.started)
+		return write_set(c, b, err);
+	PQ_TRY(pipe_wait(c, err));
+	pipe_t *p = &c->pipe;
+	pthread_mutex_lock(&p->lock);
+	p->job = b;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	c->cur = b == &c->sets[0] ? &c->sets[1] : &c->sets[0];
+	return PQ_OK;
+}
+
+static pq_status value_error(conv *c, const column *col, const pq_csv_field *f, pq_status st,
+			     const char *what, pq_error *err)
+{
+	char nm[128];
+	pq_conv_msg_name(col->name, nm, sizeof nm);
+	return pq_fail(err, st, "%s: line %llu, column %zu (%s): %s", c->name,
+		       (unsigned long long)f->line, col->csv_index + 1, nm, what);
+}
+
+static pq_status add_value(conv *c, size_t i, const pq_csv_field *f, pq_error *err)
+{
+	column *col = &c->cols[i];
+	bool null = f->null || (f->n == 0 && !col->empty_is_value);
+	if (null) {
+		if (col->required)
+			return value_error(c, col, f, PQ_EINVAL,
+					   "empty value in a REQUIRED column", err);
+		c->cur->cb[i].def[c->cur->rows] = 0;
+		return PQ_OK;
+	}
+	colbuf *cb = &c->cur->cb[i];
+	cb->def[c->cur->rows] = 1;
+	pq_cv_value v;
+	char why[160];
+	if (!pq_cv_parse(&col->type, f->p, f->n, &v, &col->big, why, sizeof why)) {
+		char q[PQ_ERROR_MSG_MAX / 2], msg[PQ_ERROR_MSG_MAX];
+		pq_cv_quote(f->p, f->n, q, sizeof q);
+		snprintf(msg, sizeof msg, "%s %s", q, why);
+		return value_error(c, col, f, PQ_EINVAL, msg, err);
+	}
+	if (!col->width) {
+		cb->offs[cb->nvals++] = cb->text.len;
+		pq_buf_append(&cb->text, v.p, v.n);
+		if (cb->text.oom)
+			return pq_fail(err, PQ_ENOMEM, "%s: no memory for a batch", c->name);
+		c->text_bytes += v.n;
+		return PQ_OK;
+	}
+	uint8_t *dst = cb->vals + cb->nvals * col->width;
+	switch (col->type.physical) {
+	case PQ_BOOLEAN: *dst = v.v.b; break;
+	case PQ_INT32: memcpy(dst, &v.v.i32, 4); break;
+	case PQ_FLOAT: memcpy(dst, &v.v.f32, 4); break;
+	case PQ_INT64: memcpy(dst, &v.v.i64, 8); break;
+	case PQ_DOUBLE: memcpy(dst, &v.v.f64, 8); break;
+	default: memcpy(dst, v.p, col->width); break; /* FLBA: exactly width bytes */
+	}
+	cb->nvals++;
+	return PQ_OK;
+}
+
+static pq_status check_ragged(conv *c, pq_error *err)
+{
+	size_t n = c->r.nfields;
+	if (n == c->ncols)
+		return PQ_OK;
+	const pq_csv_field *last = &c->r.fields[n - 1];
+	if (n > c->ncols)
+		return pq_fail(err, PQ_EINVAL,
+			       "%s: line %llu, column %zu: extra field (the header has %zu columns)",
+			       c->name, (unsigned long long)c->r.fields[c->ncols].line, c->ncols + 1,
+			       c->ncols);
+	const column *col = &c->cols[c->by_csv[n]];
+	char nm[128];
+	pq_conv_msg_name(col->name, nm, sizeof nm);
+	return pq_fail(err, PQ_EINVAL,
+		       "%s: line %llu, column %zu (%s): missing (the line has %zu field%s, the "
+		       "header %zu)",
+		       c->name, (unsigned long long)last->line, n + 1, nm, n, n == 1 ? "" : "s",
+		       c->ncols);
+}
+
+/* ---- the two passes ----------------------------------------------------- */
+
+static pq_status infer_pass(conv *c, pq_error *err)
+{
+	for (;;) {
+		bool done;
+		PQ_TRY(pq_csv_next(&c->r, &done, err));
+		if (done)
+			return PQ_OK;
+		PQ_TRY(check_ragged(c, err));
+		for (size_t i = 0; i < c->ncols; i++) {
+			const pq_csv_field *f = &c->r.fields[i];
+			if (!f->null && f->n)
+				pq_infer_add(&c->cols[i].inf, f->p, f->n);
+		}
+	}
+}
+
+static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_stats *stats,
+			    int out_fd, pq_error *err)
+{
+	pq_status st = pq_writer_open(&c->w, out_fd, c->els, c->nels, opts, NULL, 0, err);
+	if (st != PQ_OK)
+		return pq_context(err, "%s", c->name);
+	PQ_TRY(alloc_batches(c, err));
+	pipe_t *p = &c->pipe;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->started = pthread_create(&p->thread, NULL, writer_thread, c) == 0;
+	if (!p->started) { /* no thread: the same work, in this one */
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
+	}
+	for (;;) {
+		bool done;
+		PQ_TRY(pq_csv_next(&c->r, &done, err));
+		if (done)
+			break;
+		PQ_TRY(check_ragged(c, err));
+		for (size_t i = 0; i < c->ncols; i++)
+			PQ_TRY(add_value(c, i, &c->r.fields[c->cols[i].csv_index], err));
+		c->cur->rows++;
+		c->group_rows++;
+		if (c->group_rows == c->row_group_rows) {
+			PQ_TRY(flush(c, true, err));
+			c->group_rows = 0;
+		} else if (c->cur->rows == c->batch_rows || c->text_bytes >= BATCH_TEXT_BYTES) {
+			PQ_TRY(flush(c, false, err));
+		}
+	}
+	PQ_TRY(flush(c, false, err));
+	PQ_TRY(pipe_wait(c, err));
+	pipe_stop(c);
+	pq_write_stats ws = {0};
+	st = pq_writer_close(c->w, &ws, err);
+	if (st != PQ_OK)
+		return pq_context(err, "%s", c->name);
+	if (stats) {
+		stats->rows = ws.rows;
+		stats->row_groups = ws.row_groups;
+		stats->bytes_out = ws.bytes_out;
+	}
+	return PQ_OK;
+}
+
+/* Columns in sidecar order, matched to header names. */
+static pq_status match_sidecar(conv *c, const pq_bytes *names, size_t n, pq_error *err)
+{
+	size_t nleaves = c->nels - 1;
+	size_t *idx = pq_conv_sorted_names(names, n);
+	if (!idx)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory", c->name);
+	bool *used = calloc(n ? n : 1, 1);
+	pq_status st = used ? PQ_OK : pq_fail(err, PQ_ENOMEM, "%s: no memory", c->name);
+	for (size_t j = 0; j < nleaves && st == PQ_OK; j++) {
+		pq_bytes want = c->els[j + 1].name;
+		size_t lo = 0, hi = n;
+		while (lo < hi) { /* first name >= want */
+			size_t mid = (lo + hi) / 2;
+			const pq_bytes *x = &names[idx[mid]];
+			size_t m = x->n < want.n ? x->n : want.n;
+			int cmp = m ? memcmp(x->p, want.p, m) : 0;
+			if (cmp < 0 || (cmp == 0 && x->n < want.n))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || !pq_conv_same(names[idx[lo]], want)) {
+			char nm[128];
+			pq_conv_msg_name(want, nm, sizeof nm);
+			st = pq_fail(err, PQ_EINVAL,
+				     "%s: line 1: column '%s' of the schema is not in the header",
+				     c->name, nm);
+			break;
+		}
+		column *col = &c->cols[j];
+		col->csv_index = idx[lo];
+		col->name = names[idx[lo]];
+		col->el = &c->els[j + 1];
+		c->by_csv[idx[lo]] = j;
+		used[idx[lo]] = true;
+	}
+	for (size_t i = 0; i < n && st == PQ_OK; i++)
+		if (!used[i]) {
+			char nm[128];
+			pq_conv_msg_name(names[i], nm, sizeof nm);
+			st = pq_fail(err, PQ_EINVAL,
+				     "%s: line 1, column %zu (%s): not a field of the schema", c->name,
+				     i + 1, nm);
+		}
+	free(idx);
+	free(used);
+	return st;
+}
+
+static pq_status build_inferred(conv *c, pq_error *err)
+{
+	c->nels = (uint32_t)c->ncols + 1;
+	c->els = pq_arena_calloc(&c->arena, c->nels, sizeof *c->els);
+	if (!c->els)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory for the schema", c->name);
+	c->els[0].name = (pq_bytes){(const uint8_t *)"schema", 6};
+	c->els[0].has_num_children = true;
+	c->els[0].num_children = (int32_t)c->ncols;
+	for (size_t i = 0; i < c->ncols; i++) {
+		pq_infer_element(&c->cols[i].inf, c->cols[i].name, &c->els[i + 1]);
+		c->cols[i].el = &c->els[i + 1];
+	}
+	return PQ_OK;
+}
+
+static pq_status convert(conv *c, int in_fd, int out_fd, pq_csv_format format,
+			 const char *schema_text, const pq_write_options *opts,
+			 pq_convert_stats *stats, pq_error *err)
+{
+	PQ_TRY(pq_csv_reader_init(&c->r, in_fd, format, c->name, err));
+	pq_bytes *names = NULL;
+	size_t n = 0;
+	PQ_TRY(read_header(c, &names, &n, err));
+	c->ncols = n;
+	c->cols = calloc(n, sizeof *c->cols);
+	c->by_csv = calloc(n, sizeof *c->by_csv);
+	if (!c->cols || !c->by_csv)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory for %zu columns", c->name, n);
+	if (schema_text) {
+		char sname[PQ_ERROR_MSG_MAX / 2];
+		snprintf(sname, sizeof sname, "%s (schema)", c->name);
+		PQ_TRY(pq_conv_load_schema(schema_text, sname, &c->arena, &c->els, &c->nels, err));
+		PQ_TRY(match_sidecar(c, names, n, err));
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			c->cols[i].name = names[i];
+			c->cols[i].csv_index = i;
+			c->by_csv[i] = i;
+		}
+		PQ_TRY(infer_pass(c, err));
+		PQ_TRY(build_inferred(c, err));
+		/* Read again from the start for the values. */
+		pq_csv_reader_free(&c->r);
+		PQ_TRY(pq_csv_reader_init(&c->r, in_fd, format, c->name, err));
+		bool done;
+		PQ_TRY(pq_csv_next(&c->r, &done, err));
+	}
+	for (size_t i = 0; i < n; i++)
+		PQ_TRY(setup_column(c, &c->cols[i], err));
+	PQ_TRY(write_pass(c, opts, stats, out_fd, err));
+	if (stats)
+		stats->bytes_in = c->r.bytes_read;
+	return PQ_OK;
+}
+
+pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,
+			 pq_csv_format format, const char *schema_text,
+			 const pq_write_options *opts, pq_convert_stats *stats, pq_error *err)
+{
+	conv c = {.name = display_name ? display_name : "input"};
+	pq_write_options defaults;
+	pq_write_options_init(&defaults);
+	if (!opts)
+		opts = &defaults;
+	c.row_group_rows = opts->row_group_rows ? opts->row_group_rows : defaults.row_group_rows;
+	pq_arena_init(&c.arena, 0);
+	if (stats)
+		memset(stats, 0, sizeof *stats);
+	pq_status st = convert(&c, in_fd, out_fd, format, schema_text, opts, stats, err);
+	if (c.pipe.started) { /* a failure while the thread runs: let it finish first */
+		pipe_wait(&c, NULL);
+		pipe_stop(&c);
+	}
+	if (c.w)
+		pq_writer_free(c.w);
+	free_columns(&c);
+	pq_csv_reader_free(&c.r);
+	pq_arena_free(&c.arena);
+	return st;
+}

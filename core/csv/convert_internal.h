@@ -1,0 +1,28 @@
+/* Helpers shared by core/csv/convert.c and core/csv/convert_schema.c. */
+#ifndef PQ_CONVERT_INTERNAL_H
+#define PQ_CONVERT_INTERNAL_H
+#ifndef PQ_CSV_INTERNAL
+#error "convert_internal.h is private to core/csv/"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pq_arena.h"
+#include "pq_bytes.h"
+#include "pq_error.h"
+#include "pq_metadata.h"
+
+/* A name for messages: control bytes escaped, long names cut. */
+void pq_conv_msg_name(pq_bytes n, char *out, size_t len);
+/* Positions 0..n-1 sorted by name bytes (ties by position); caller frees;
+ * NULL when out of memory. */
+size_t *pq_conv_sorted_names(const pq_bytes *names, size_t n);
+bool pq_conv_same(pq_bytes a, pq_bytes b);
+/* Parses a sidecar and checks it can come from CSV: flat REQUIRED /
+ * OPTIONAL primitive fields of convertible types, unique names. Messages
+ * start with name ("x.schema: line 4: field 'tags': a LIST cannot ..."). */
+pq_status pq_conv_load_schema(const char *text, const char *name, pq_arena *arena,
+			      pq_schema_element **els, uint32_t *n, pq_error *err);
+
+#endif

@@ -1,0 +1,193 @@
+/* CSV / TSV input for the conversion (core/csv/convert.c): a streaming
+ * tokenizer (csv.c), text → typed value parsing (csv_value.c) and type
+ * inference (csv_infer.c). interface.md "Staging details" is the dialect.
+ *
+ * The tokenizer reads the file with pread through one bounded buffer and
+ * hands out one record at a time; the record's field bytes (unquoted,
+ * unescaped) live in the reader until the next call. Nothing else of the
+ * file is kept, so memory is bounded by the record size limit. */
+#ifndef PQ_CSV_H
+#define PQ_CSV_H
+#ifndef PQ_CORE_BUILD
+#error "pq_csv.h is private to core/: outside it, use core/include"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq_buf.h"
+#include "pq_convert.h"
+#include "pq_error.h"
+#include "pq_metadata.h"
+
+/* Bounds on hostile input (PQ_ELIMIT beyond them, with line and column). */
+#define PQ_CSV_MAX_FIELD (16u << 20)    /* bytes of one field */
+#define PQ_CSV_MAX_RECORD (64u << 20)   /* bytes of one record (all fields) */
+#define PQ_CSV_MAX_COLUMNS 100000u      /* fields per record */
+
+typedef struct pq_csv_field {
+	const uint8_t *p; /* unquoted / unescaped bytes (not NUL-terminated) */
+	size_t n;
+	uint64_t line;    /* physical line where the field starts (1-based) */
+	bool quoted;      /* CSV: the field was quoted */
+	bool null;        /* NULL whatever the column type: an unquoted empty
+			     CSV field, a TSV field that is exactly \N. An
+			     empty non-null field is "" in a STRING column and
+			     NULL in any other. */
+} pq_csv_field;
+
+typedef struct pq_csv_reader {
+	int fd;
+	pq_csv_format format;
+	const char *name;     /* display name for messages */
+	size_t max_field, max_record, max_columns;
+	uint64_t off;         /* file offset of buf[end] */
+	uint8_t *buf;
+	size_t cap, pos, end;
+	bool eof;
+	uint64_t line;        /* physical line of the next byte */
+	uint64_t record_line; /* line where the last record started */
+	uint64_t records;     /* records returned (header included) */
+	uint8_t *rec;         /* field bytes of the current record */
+	size_t rec_len, rec_cap;
+	pq_csv_field *fields;
+	size_t nfields, fields_cap;
+	size_t *starts;       /* offsets of fields in rec while building */
+	size_t fast_limit;    /* record length the current field may reach without checks */
+	uint64_t bytes_read;
+	uint8_t stop[256];    /* bytes that end a run of plain field bytes */
+} pq_csv_reader;
+
+/* Prepares a reader of fd from offset 0 (a UTF-8 BOM is skipped). The
+ * limits are the PQ_CSV_MAX_* defaults; tests may lower them after init. */
+pq_status pq_csv_reader_init(pq_csv_reader *r, int fd, pq_csv_format format,
+			     const char *name, pq_error *err);
+void pq_csv_reader_free(pq_csv_reader *r);
+/* Reads the next record (blank lines outside quotes are skipped). *done is
+ * set at the end of the file. Errors: "NAME: line L, column C: ..." */
+pq_status pq_csv_next(pq_csv_reader *r, bool *done, pq_error *err);
+
+/* ---- values ------------------------------------------------------------ */
+
+/* How a column's text becomes values (from its schema element). */
+typedef enum pq_cv_kind {
+	PQ_CV_BOOLEAN,
+	PQ_CV_INT,       /* INT32 / INT64, range from the INTEGER annotation */
+	PQ_CV_FLOAT,
+	PQ_CV_DOUBLE,
+	PQ_CV_FLOAT16,   /* FLBA(2), IEEE half, little-endian */
+	PQ_CV_DATE,
+	PQ_CV_TIME,
+	PQ_CV_TIMESTAMP,
+	PQ_CV_DECIMAL,   /* INT32 / INT64 / FLBA / BYTE_ARRAY */
+	PQ_CV_UUID,
+	PQ_CV_STRING,    /* STRING, ENUM: valid UTF-8 */
+	PQ_CV_JSON,      /* valid UTF-8 JSON text */
+	PQ_CV_BINARY,    /* binary with no annotation: the bytes */
+	PQ_CV_FIXED      /* fixed_len_byte_array with no annotation: exactly n bytes */
+} pq_cv_kind;
+
+typedef struct pq_cv_type {
+	pq_cv_kind kind;
+	int32_t physical;     /* enum pq_type */
+	int32_t type_length;  /* FLBA width */
+	bool is_unsigned;     /* INT: unsigned annotation */
+	int64_t min, max;     /* INT: signed range (unsigned: 0 .. max as u64 bits) */
+	uint64_t umax;        /* INT unsigned: largest value */
+	int32_t unit;         /* TIME / TIMESTAMP: PQ_MILLIS / PQ_MICROS / PQ_NANOS */
+	bool utc;             /* TIME / TIMESTAMP: isAdjustedToUTC */
+	int32_t precision, scale; /* DECIMAL */
+	char name[48];        /* for messages: "INT32", "DECIMAL(9,2)", ... */
+} pq_cv_type;
+
+/* One parsed value. Byte values (STRING, BINARY, JSON, DECIMAL on
+ * BYTE_ARRAY) point into the input or into `scratch`. */
+typedef struct pq_cv_value {
+	union {
+		uint8_t b;
+		int32_t i32;
+		int64_t i64;
+		float f32;
+		double f64;
+	} v;
+	const uint8_t *p; /* BYTE_ARRAY / FLBA bytes */
+	size_t n;
+	uint8_t scratch[64];
+} pq_cv_value;
+
+/* The conversion of a flat leaf's element, or a message (static text) when
+ * a CSV value cannot become this type (INT96, FLOAT16, INTERVAL, ...). */
+const char *pq_cv_type_of(const pq_schema_element *el, pq_cv_type *t);
+
+/* Parses one non-empty text value. On failure writes the reason after the
+ * quoted value into why (`is not an INT32`, `has more than 2 fraction
+ * digits for DECIMAL(9,2)`, ...) and returns false. DECIMAL values longer
+ * than scratch allows use *big (grown as needed; caller frees). */
+bool pq_cv_parse(const pq_cv_type *t, const uint8_t *p, size_t n, pq_cv_value *out,
+		 pq_buf *big, char *why, size_t whylen);
+
+/* Building blocks shared with inference. */
+typedef struct pq_cv_ts {
+	int64_t days;       /* days since 1970-01-01 of the local date */
+	int64_t secs;       /* seconds into that day (local) */
+	uint32_t frac;      /* fraction as nanoseconds */
+	int frac_digits;    /* digits written (0-9) */
+	bool has_time;      /* not a bare date */
+	bool has_offset;    /* Z or ±HH[:MM] */
+	int32_t offset_s;   /* offset east of UTC in seconds */
+} pq_cv_ts;
+
+/* The shape of a number: [+-]? digits [. digits] [e[+-]digits], or
+ * nan / inf / infinity (special). */
+typedef struct pq_cv_number {
+	bool plus, minus, special, dot, exp, nonzero, leading_zero;
+	size_t int_digits, frac_digits;
+} pq_cv_number;
+/* 1 when p is a number of that shape (filling *num), else 0. */
+int pq_cv_number_shape(const uint8_t *p, size_t n, pq_cv_number *num);
+/* strtod / strtof (single) of the whole text; false when it is not all
+ * consumed or longer than 1024 bytes. */
+bool pq_cv_strtod(const uint8_t *p, size_t n, bool single, double *d, float *f);
+
+/* Trims leading and trailing spaces (and tabs). */
+void pq_cv_trim(const uint8_t **p, size_t *n);
+/* DATE, or DATE [T ]HH:MM[:SS[.f]] [Z|±HH[:MM]|±HHMM]; years 0001-9999;
+ * up to 9 fraction digits. false when not that form / not a real date. */
+bool pq_cv_parse_ts(const uint8_t *p, size_t n, pq_cv_ts *ts);
+/* HH:MM[:SS[.f]] with an optional offset (TIME columns). */
+bool pq_cv_parse_time(const uint8_t *p, size_t n, pq_cv_ts *ts);
+/* The UTC instant (local time minus offset) in unit since the epoch;
+ * false when it does not fit int64. */
+bool pq_cv_ts_value(const pq_cv_ts *ts, int32_t unit, int64_t *out);
+/* RFC 8259 JSON text (one value, whitespace around). */
+bool pq_cv_json_valid(const uint8_t *p, size_t n);
+/* Writes `"value"` for a message: escaped, cut at 60 bytes with "...". */
+void pq_cv_quote(const uint8_t *p, size_t n, char *out, size_t outlen);
+
+/* ---- inference --------------------------------------------------------- */
+
+typedef enum pq_infer_kind {
+	PQ_INFER_NONE,      /* no non-NULL value yet */
+	PQ_INFER_BOOLEAN,
+	PQ_INFER_INT64,
+	PQ_INFER_DOUBLE,
+	PQ_INFER_DATE,
+	PQ_INFER_TIMESTAMP,
+	PQ_INFER_STRING
+} pq_infer_kind;
+
+typedef struct pq_infer {
+	pq_infer_kind kind;
+	bool saw_int, saw_double;     /* numeric column */
+	bool saw_date, saw_naive, saw_offset; /* date / timestamp column */
+	bool nanos;                   /* a value with more than 6 fraction digits */
+	bool nanos_overflow;          /* a timestamp outside the int64 ns range */
+} pq_infer;
+
+/* Feeds one non-NULL, non-empty value (untrimmed) of a column. */
+void pq_infer_add(pq_infer *s, const uint8_t *p, size_t n);
+/* The element of the inferred column: OPTIONAL, named by name (not copied). */
+void pq_infer_element(const pq_infer *s, pq_bytes name, pq_schema_element *el);
+
+#endif

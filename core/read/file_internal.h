@@ -1,0 +1,108 @@
+/* Private to core/: the insides of pq_file and pq_page_data helpers. */
+#ifndef PQ_FILE_INTERNAL_H
+#define PQ_FILE_INTERNAL_H
+#ifndef PQ_READ_INTERNAL
+#error "file_internal.h is private to core/read/"
+#endif
+
+
+#include "pq_crypto.h"
+#include "pq_file.h"
+#include "format/pq_footer.h"
+#include "pq_schema.h"
+
+/* Bounds on what a file may make us allocate. */
+#define PQ_MAX_FOOTER_BYTES (512u << 20)
+#define PQ_MAX_PAGE_BYTES ((size_t)1 << 30)
+#define PQ_MAX_PAGE_HEADER_BYTES (64u << 20)
+#define PQ_MAX_PAGE_SLOTS (16u << 20)
+/* pq_file_open's one speculative read of the tail: large enough for the
+ * footer of most files, small enough to cost nothing when it is not. */
+#define PQ_OPEN_TAIL_BYTES ((size_t)64 << 10)
+
+/* Decryption state of one column chunk of an encrypted file. */
+typedef struct pq_chunk_crypto {
+	bool encrypted;   /* its pages, headers and indexes are modules */
+	pq_status status; /* PQ_OK, or why it cannot be read (PQ_EKEY, PQ_EAUTH, ...) */
+	const char *msg;  /* the message for status (file arena) */
+	pq_key key;
+} pq_chunk_crypto;
+
+typedef enum { PQ_SIG_NONE, PQ_SIG_VERIFIED, PQ_SIG_NO_KEY } pq_sig_state;
+
+/* What an encrypted file needs for decryption, set up by pq_file_open
+ * (core/read/file_crypto.c) and read-only after. */
+typedef struct pq_file_crypto {
+	pq_cipher page_cipher;  /* GCM, or CTR for the pages of AES_GCM_CTR_V1 */
+	bool footer_encrypted;  /* PARE */
+	pq_sig_state signature; /* plaintext footer: its signature */
+	bool aad_supplied;      /* the AAD prefix came from the key_file */
+	bool no_aad;            /* modules carry no AAD (DuckDB's files) */
+	uint8_t *file_aad;      /* aad_prefix || aad_file_unique */
+	size_t file_aad_len;
+	pq_file_crypto_meta_data fcmd; /* PARE files: as stored */
+	uint8_t *fcmd_raw;      /* bytes fcmd points into */
+	bool has_footer_key;
+	pq_key footer_key;
+	pq_chunk_crypto *chunks; /* row group * num_columns + column */
+	size_t nchunks;
+} pq_file_crypto;
+
+struct pq_file {
+	pq_source *src;  /* every read goes here (a reference of our own) */
+	uint64_t size;   /* pq_source_size(src) */
+	char *name;
+	uint8_t *footer; /* serialized FileMetaData (decrypted) */
+	size_t footer_len;
+	pq_arena arena;  /* decoded metadata */
+	pq_file_meta_data md;
+	pq_schema *schema;
+	uint32_t num_columns;
+	pq_file_crypto *crypto; /* NULL for a plaintext file */
+};
+
+/* ---- file_crypto.c: modular encryption on the read side ---- */
+
+/* An encrypted footer (PARE): raw (malloc'd, taken over) holds the
+ * loc->length footer bytes; decodes the FileCryptoMetaData, finds the
+ * footer key, decrypts the FileMetaData into f->footer. */
+pq_status pq_crypto_open_encrypted_footer(pq_file *f, const pq_footer_loc *loc, uint8_t *raw,
+					  const pq_keyring *keys, pq_error *err);
+/* A plaintext footer with encryption_algorithm: verifies the signature
+ * that follows the used bytes of the FileMetaData (when the footer key is
+ * at hand) and trims f->footer_len to the FileMetaData. */
+pq_status pq_crypto_open_plaintext_footer(pq_file *f, size_t used, const pq_keyring *keys,
+					  pq_error *err);
+/* After the schema: each chunk's key, and its column metadata decrypted
+ * into the footer structs. Per-chunk problems are kept, not returned. */
+pq_status pq_crypto_setup_chunks(pq_file *f, const pq_keyring *keys, pq_error *err);
+void pq_crypto_free(pq_file_crypto *c);
+/* metadata.txt lines: algorithm, footer mode and key id, signature, and
+ * which columns are encrypted with which key id (never a key). */
+void pq_text_file_encryption(const pq_file *f, pq_buf *out);
+/* metadata.json members for an encrypted footer (FileCryptoMetaData). */
+void pq_json_file_encryption(const pq_file *f, pq_buf *out);
+/* The chunk's crypto state, or NULL when the chunk is not encrypted. */
+const pq_chunk_crypto *pq_file_chunk_crypto(const pq_file *f, uint32_t rg, uint32_t col);
+/* Decrypts one module of an encrypted chunk, m[0..n) as stored, into out
+ * (room for n bytes). Pages use the file's page cipher. Failures carry
+ * where: "row group 0, column x, page 3: GCM tag check failed (...)". */
+pq_status pq_chunk_decrypt(const pq_file *f, uint32_t rg, uint32_t col, pq_module_type type,
+			   uint32_t page, const uint8_t *m, size_t n, uint8_t *out,
+			   size_t *out_len, pq_error *err);
+/* Reads the module at off (its 4-byte length first, at most max bytes in
+ * all) and decrypts it into a malloc'd *out. *stored: bytes it took. */
+pq_status pq_chunk_read_module(const pq_file *f, uint32_t rg, uint32_t col, pq_module_type type,
+			       uint32_t page, uint64_t off, uint64_t max, uint8_t **out,
+			       size_t *out_len, uint64_t *stored, pq_error *err);
+
+/* Reads a column's decoded chunk metadata or fails with a message. */
+pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col,
+				     const pq_column_meta_data **out, pq_error *err);
+/* A statistics or page-index bound rendered with the column's type,
+ * values.txt-escaped; hex when the bytes do not fit the type. */
+void pq_text_bound(pq_buf *out, const pq_leaf *leaf, pq_bytes b);
+/* "row group 1, column a.b" for messages. */
+void pq_file_where(const pq_file *f, uint32_t rg, uint32_t col, char *buf, size_t len);
+
+#endif

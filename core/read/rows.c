@@ -1,0 +1,128 @@
+/* data.csv / data.jsonl of a row group, rendered in pieces: one cursor per
+ * leaf column streams its pages, and the assembler turns levels into rows. */
+#include "config.h"
+
+#define PQ_READ_INTERNAL
+#include "file_internal.h"
+
+#include <stdlib.h>
+
+#include "pq_assemble.h"
+
+typedef struct leaf_stream {
+	const pq_file *f;
+	pq_chunk_layout *layout;
+	pq_page_data *dict, *page;
+	uint32_t next_page;
+} leaf_stream;
+
+struct pq_row_reader {
+	const pq_file *f;
+	uint32_t rg, ncols;
+	pq_row_format fmt;
+	leaf_stream *streams;
+	pq_leaf_cursor *cursors;
+	pq_flat_rows *flat; /* the fast path for flat schemas, else NULL */
+	bool done;
+};
+
+static pq_status stream_next(void *ctx, pq_leaf_cursor *c, pq_error *err)
+{
+	leaf_stream *s = ctx;
+	c->nslots = c->pos = c->vpos = 0;
+	c->rep = c->def = NULL;
+	/* Pages without slots are legal (empty v2 pages): a loop, not recursion,
+	 * so a file of thousands of them cannot exhaust the stack. */
+	while (c->nslots == 0 && s->next_page < s->layout->num_pages) {
+		if (s->page) {
+			pq_page_data_unref(s->page);
+			s->page = NULL;
+		}
+		if (!s->dict && s->layout->dict)
+			PQ_TRY(pq_page_decode(s->f, s->layout, s->layout->dict, NULL, &s->dict, err));
+		const pq_page_info *pi = &s->layout->pages[s->next_page++];
+		PQ_TRY(pq_page_decode(s->f, s->layout, pi, s->dict, &s->page, err));
+		c->nslots = s->page->nslots;
+		c->rep = s->page->rep;
+		c->def = s->page->def;
+		c->vals = s->page->values;
+	}
+	return PQ_OK;
+}
+
+pq_status pq_row_reader_open(const pq_file *f, uint32_t rg, pq_row_format fmt,
+			     pq_row_reader **out, pq_error *err)
+{
+	*out = NULL;
+	PQ_CHECK(rg < f->md.row_groups.n, err, PQ_EINVAL, "no row group %u", rg);
+	pq_row_reader *r = calloc(1, sizeof *r);
+	PQ_CHECK(r, err, PQ_ENOMEM, "no memory for a row reader");
+	r->f = f;
+	r->rg = rg;
+	r->fmt = fmt;
+	r->ncols = f->num_columns;
+	r->streams = calloc(r->ncols ? r->ncols : 1, sizeof *r->streams);
+	r->cursors = calloc(r->ncols ? r->ncols : 1, sizeof *r->cursors);
+	pq_status st = r->streams && r->cursors ? PQ_OK
+						: pq_fail(err, PQ_ENOMEM, "no memory for a row reader");
+	for (uint32_t c = 0; st == PQ_OK && c < r->ncols; c++) {
+		leaf_stream *s = &r->streams[c];
+		s->f = f;
+		st = pq_chunk_layout_load(f, rg, c, &s->layout, err);
+		r->cursors[c].next = stream_next;
+		r->cursors[c].ctx = s;
+	}
+	if (st == PQ_OK && pq_schema_is_flat(pq_file_schema(f)))
+		st = pq_flat_rows_new(pq_file_schema(f), fmt, &r->flat, err);
+	if (st != PQ_OK) {
+		pq_row_reader_free(r);
+		return st;
+	}
+	*out = r;
+	return PQ_OK;
+}
+
+pq_status pq_row_reader_next(pq_row_reader *r, size_t chunk_hint, pq_buf *out, bool *done,
+			     pq_error *err)
+{
+	size_t start = out->len;
+	/* Rows are counted by the data: the footer's count may be wrong
+	 * (the contract: rows are the rows the row groups hold). */
+	while (!r->done && out->len - start < chunk_hint) {
+		uint64_t got = 0;
+		if (r->flat) {
+			PQ_TRY(pq_flat_rows_next(r->flat, r->cursors, 1024, out, &got, err));
+			if (got < 1024)
+				r->done = true;
+			continue;
+		}
+		PQ_TRY(pq_assemble_rows(pq_file_schema(r->f), r->cursors, 1024, r->fmt, out, &got,
+					err));
+		if (got < 1024)
+			r->done = true;
+		PQ_CHECK(!out->oom, err, PQ_ENOMEM, "no memory for rendered rows");
+	}
+	*done = r->done;
+	return PQ_OK;
+}
+
+void pq_row_reader_free(pq_row_reader *r)
+{
+	if (!r)
+		return;
+	for (uint32_t c = 0; r->streams && c < r->ncols; c++) {
+		leaf_stream *s = &r->streams[c];
+		pq_page_data_unref(s->page);
+		pq_page_data_unref(s->dict);
+		pq_chunk_layout_free(s->layout);
+	}
+	pq_flat_rows_free(r->flat);
+	free(r->streams);
+	free(r->cursors);
+	free(r);
+}
+
+void pq_text_csv_header(const pq_file *f, pq_buf *out)
+{
+	pq_rows_header(pq_file_schema(f), out);
+}

@@ -1,0 +1,159 @@
+/* verify.txt: an integrity check computed when read. Every page header is
+ * walked, every CRC recomputed, every page decoded, and counts compared
+ * with what the footer and page headers claim. One line per finding. */
+#include "config.h"
+
+#define PQ_READ_INTERNAL
+#include "file_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+typedef struct verifier {
+	const pq_file *f;
+	pq_buf *out;
+	uint64_t problems, pages, crcs;
+} verifier;
+
+static void problem(verifier *v, const char *fmt, ...) PQ_PRINTF(2, 3);
+static void problem(verifier *v, const char *fmt, ...)
+{
+	char line[PQ_ERROR_MSG_MAX + 256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	pq_buf_printf(v->out, "PROBLEM: %s\n", line);
+	v->problems++;
+}
+
+/* Checks one decoded data page; returns rows started in it. */
+static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info *pi,
+			   const pq_page_data *pd, const char *where, uint64_t *nulls)
+{
+	uint64_t rows = 0, nn = 0;
+	for (size_t i = 0; i < pd->nslots; i++) {
+		if (!pd->rep || pd->rep[i] == 0)
+			rows++;
+		if (pd->def && pd->def[i] < leaf->max_def)
+			nn++;
+	}
+	if (pd->rep && pd->nslots && pd->rep[0] != 0 && pi->first_slot == 0)
+		problem(v, "%s: first value of the chunk has repetition level %u, not 0", where, pd->rep[0]);
+	const pq_page_header *h = &pi->header;
+	if (h->type == PQ_PAGE_DATA_V2) {
+		const pq_data_page_header_v2 *d = &h->data_page_header_v2;
+		if ((uint64_t)d->num_rows != rows)
+			problem(v, "%s: header says %d rows, levels give %" PRIu64, where, d->num_rows, rows);
+		if ((uint64_t)d->num_nulls != nn)
+			problem(v, "%s: header says %d nulls, levels give %" PRIu64, where, d->num_nulls, nn);
+	}
+	const pq_statistics *s = h->type == PQ_PAGE_DATA && h->data_page_header.has_statistics
+					 ? &h->data_page_header.statistics
+				 : h->type == PQ_PAGE_DATA_V2 && h->data_page_header_v2.has_statistics
+					 ? &h->data_page_header_v2.statistics
+					 : NULL;
+	if (s && s->has_null_count && leaf->max_rep == 0 && (uint64_t)s->null_count != nn)
+		problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
+			s->null_count, nn);
+	*nulls += nn;
+	return rows;
+}
+
+static void check_chunk(verifier *v, uint32_t rg, uint32_t col, uint64_t *rows_out, bool *rows_ok)
+{
+	const pq_file *f = v->f;
+	char where[256];
+	pq_file_where(f, rg, col, where, sizeof where);
+	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
+	pq_error err;
+	pq_error_clear(&err);
+	pq_chunk_layout *l = NULL;
+	*rows_ok = false;
+	if (pq_chunk_layout_load(f, rg, col, &l, &err) != PQ_OK) {
+		problem(v, "%s", err.msg);
+		return;
+	}
+	pq_page_data *dict = NULL;
+	uint64_t rows = 0, nulls = 0;
+	bool ok = true;
+	uint32_t n = l->num_pages + (l->dict ? 1 : 0);
+	for (uint32_t i = 0; i < n; i++) {
+		const pq_page_info *pi = l->dict ? (i == 0 ? l->dict : &l->pages[i - 1]) : &l->pages[i];
+		char pw[320];
+		if (pi == l->dict)
+			snprintf(pw, sizeof pw, "%s, dictionary page", where);
+		else
+			snprintf(pw, sizeof pw, "%s, page %td", where, pi - l->pages);
+		v->pages++;
+		pq_crc_state crc;
+		uint32_t computed;
+		if (pq_page_crc(f, pi, &crc, &computed, &err) != PQ_OK)
+			problem(v, "%s: %s", pw, err.msg);
+		else if (crc == PQ_CRC_MISMATCH)
+			problem(v, "%s: CRC mismatch: stored 0x%08" PRIx32 ", computed 0x%08" PRIx32, pw,
+				(uint32_t)pi->header.crc, computed);
+		else if (crc == PQ_CRC_OK)
+			v->crcs++;
+		pq_page_data *pd = NULL;
+		if (pq_page_decode(f, l, pi, dict, &pd, &err) != PQ_OK) {
+			problem(v, "%s", err.msg);
+			ok = false;
+			if (pi == l->dict)
+				break;
+			continue;
+		}
+		if (pi == l->dict)
+			dict = pd;
+		else {
+			rows += check_page(v, leaf, pi, pd, pw, &nulls);
+			pq_page_data_unref(pd);
+		}
+	}
+	const pq_column_meta_data *m = pq_file_chunk_meta(f, rg, col);
+	if (ok && m) {
+		if ((uint64_t)m->num_values != l->num_slots)
+			problem(v, "%s: metadata says %" PRId64 " values, pages hold %" PRIu64, where,
+				m->num_values, l->num_slots);
+		if (m->has_statistics && m->statistics.has_null_count &&
+		    (uint64_t)m->statistics.null_count != nulls)
+			problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
+				m->statistics.null_count, nulls);
+	}
+	pq_page_data_unref(dict);
+	pq_chunk_layout_free(l);
+	*rows_out = rows;
+	*rows_ok = ok;
+}
+
+void pq_text_verify(const pq_file *f, pq_buf *out)
+{
+	verifier v = {f, out, 0, 0, 0};
+	const pq_file_meta_data *md = &f->md;
+	pq_buf_printf(out, "magic and footer: ok (%zu bytes)\n", f->footer_len);
+	int64_t total = 0;
+	for (uint32_t r = 0; r < md->row_groups.n; r++) {
+		const pq_row_group *rg = &md->row_groups.v[r];
+		total += rg->num_rows;
+		for (uint32_t c = 0; c < f->num_columns; c++) {
+			uint64_t rows;
+			bool ok;
+			check_chunk(&v, r, c, &rows, &ok);
+			if (ok && rows != (uint64_t)rg->num_rows) {
+				char where[256];
+				pq_file_where(f, r, c, where, sizeof where);
+				problem(&v, "%s: row group says %" PRId64 " rows, the column holds %" PRIu64,
+					where, rg->num_rows, rows);
+			}
+		}
+	}
+	if (total != md->num_rows)
+		problem(&v, "footer num_rows %" PRId64 " but the row groups hold %" PRId64, md->num_rows, total);
+	pq_buf_printf(out, "checked %" PRIu32 " row groups, %" PRIu32 " columns, %" PRIu64
+		      " pages, %" PRIu64 " CRCs\n", md->row_groups.n, f->num_columns, v.pages, v.crcs);
+	if (v.problems)
+		pq_buf_printf(out, "FAILED: %" PRIu64 " problems\n", v.problems);
+	else
+		pq_buf_puts(out, "OK\n");
+}
