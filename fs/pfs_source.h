@@ -78,6 +78,10 @@ typedef struct pfs_source {
 /* The local directory (or single Parquet file) at root, an absolute path.
  * NULL when out of memory. */
 pfs_source *pfs_source_local_new(const char *root);
+
+/* mkdir -p of the directory holding path (0 or -errno): for the local
+ * backend and staging's store, which is local whatever the backend. */
+int pfs_local_mkdirs_for(const char *path);
 void pfs_source_free(pfs_source *s);
 
 #endif

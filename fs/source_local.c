@@ -124,8 +124,7 @@ struct pfs_publish {
 	const char *base;       /* the target's name (in rel) */
 };
 
-/* mkdir -p of the directory holding path. */
-static int mkdirs_for(const char *path)
+int pfs_local_mkdirs_for(const char *path)
 {
 	char p[PATH_MAX];
 	size_t n = strlen(path);
@@ -159,7 +158,7 @@ static pq_status pub_begin(void *be, const char *rel, const char *who, pfs_publi
 	char tpath[PATH_MAX];
 	if (path_of(l, rel, tpath, sizeof tpath) || strlen(rel) >= PATH_MAX)
 		return pq_fail(err, PQ_EIO, "%s: the target path is too long", who);
-	int rc = mkdirs_for(tpath);
+	int rc = pfs_local_mkdirs_for(tpath);
 	if (rc)
 		return pq_fail(err, PQ_EIO, "%s: cannot create the directory of %s: %s", who, rel,
 			       strerror(-rc));

@@ -322,7 +322,7 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 	bool writable = (flags & O_ACCMODE) != O_RDONLY;
 	if (kind == PFS_K_STG_ERROR && (writable || (flags & O_TRUNC)))
 		return -EACCES;
-	if (create && (rc = stg_mkdirs_for(p)))
+	if (create && (rc = pfs_local_mkdirs_for(p)))
 		return rc;
 	stg_handle *h = calloc(1, sizeof *h);
 	if (!h)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "pfs_internal.h"
+#include "pfs_source.h"
 #include "pq_convert.h"
 
 #define STG_STORE ".parquetfs/staging"    /* under SOURCE */
@@ -87,8 +88,6 @@ int stg_store_path(const pfs_staging *s, const char *rel, const char *suffix, ch
 int stg_source_path(const pfs_staging *s, const char *rel, char *buf, size_t n);
 /* rel + "/" + name (or name at the top); -ENAMETOOLONG. */
 int stg_join(const char *rel, const char *name, char *buf, size_t n);
-/* Creates the directories leading to path (mkdir -p of its dirname). */
-int stg_mkdirs_for(const char *path);
 int stg_marker_set(pfs_staging *s, stg_ent *e);
 void stg_marker_clear(pfs_staging *s, stg_ent *e);
 /* Writes (atomically) or removes the one-line .error of a staged file. */

@@ -87,32 +87,6 @@ int stg_join(const char *rel, const char *name, char *buf, size_t n)
 	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
 }
 
-int stg_mkdirs_for(const char *path)
-{
-	char p[PATH_MAX];
-	size_t n = strlen(path);
-	if (n >= sizeof p)
-		return -ENAMETOOLONG;
-	memcpy(p, path, n + 1);
-	char *slash = strrchr(p, '/');
-	if (!slash || slash == p)
-		return 0;
-	*slash = '\0';
-	struct stat st;
-	if (stat(p, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	for (char *q = p + 1; *q; q++) {
-		if (*q != '/')
-			continue;
-		*q = '\0';
-		int rc = mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -errno;
-		*q = '/';
-		if (rc)
-			return rc;
-	}
-	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -errno;
-}
-
 /* fsync of the directory holding path, so a new or removed name survives
  * a power loss. */
 static void sync_dir_of(const char *path)

@@ -8,21 +8,12 @@
 #include "encoding_internal.h"
 #include "pq_encoding.h"
 
-/* Bytes per value, or 0 when the type does not support the encoding. */
+/* Bytes per value, or 0 when the type does not support the encoding
+ * (BOOLEAN, INT96, BYTE_ARRAY: BYTE_STREAM_SPLIT is defined for the other
+ * fixed-width types only). */
 static size_t bss_width(int32_t type, int32_t type_length)
 {
-	switch (type) {
-	case PQ_INT32:
-	case PQ_FLOAT:
-		return 4;
-	case PQ_INT64:
-	case PQ_DOUBLE:
-		return 8;
-	case PQ_FIXED_LEN_BYTE_ARRAY:
-		return type_length > 0 ? (size_t)type_length : 0;
-	default:
-		return 0;
-	}
+	return type == PQ_BOOLEAN || type == PQ_INT96 ? 0 : pq_value_width(type, type_length);
 }
 
 /* Gathers n values of constant width K from streams of length stride. The

@@ -20,23 +20,12 @@ static const char *type_name(int32_t type)
  * -1 for an unknown type. */
 static int64_t fixed_width(int32_t type, int32_t type_length)
 {
-	switch (type) {
-	case PQ_INT32:
-	case PQ_FLOAT:
-		return 4;
-	case PQ_INT64:
-	case PQ_DOUBLE:
-		return 8;
-	case PQ_INT96:
-		return 12;
-	case PQ_FIXED_LEN_BYTE_ARRAY:
-		return type_length;
-	case PQ_BOOLEAN:
-	case PQ_BYTE_ARRAY:
+	if (type == PQ_FIXED_LEN_BYTE_ARRAY)
+		return type_length; /* a bad length is the caller's error to name */
+	if (type == PQ_BOOLEAN || type == PQ_BYTE_ARRAY)
 		return 0;
-	default:
-		return -1;
-	}
+	size_t w = pq_value_width(type, type_length);
+	return w ? (int64_t)w : -1;
 }
 
 /* Copies n little-endian numbers of w (4 or 8) bytes, or raw bytes (w other). */
