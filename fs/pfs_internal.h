@@ -217,6 +217,13 @@ int pfs_source_statfs(pfs_fs *fs, struct statvfs *sv);
  * SOURCE cannot be written. */
 typedef struct pfs_publish_ops pfs_publish_ops;
 const pfs_publish_ops *pfs_source_publish(pfs_fs *fs, void **be);
+/* The backend's stat and list of a path under SOURCE, for staging/, whose
+ * directories are SOURCE's (fn: pfs_source_list_fn of pfs_source.h). */
+int pfs_source_stat(pfs_fs *fs, const char *rel, struct stat *st);
+int pfs_source_list(pfs_fs *fs, const char *rel,
+		    int (*fn)(void *ctx, const char *name, const struct stat *st,
+			      const pq_identity *id),
+		    void *ctx);
 
 typedef int (*pfs_src_list_fn)(void *ctx, const char *name, pfs_src *child);
 /* Lists a SOURCE directory: sub-directories and Parquet files (by magic). */

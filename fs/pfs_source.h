@@ -41,6 +41,10 @@ typedef struct pfs_publish_ops {
 	pq_status (*commit)(pfs_publish *p, pq_error *err);
 	/* Drops what was written; frees p. */
 	void (*abort)(pfs_publish *p);
+	/* Directories of SOURCE, which staging/'s directories are (mkdir and
+	 * rmdir in staging/): 0 or -errno, as mkdir(2) and rmdir(2). */
+	int (*mkdir)(void *be, const char *rel, mode_t mode);
+	int (*rmdir)(void *be, const char *rel);
 } pfs_publish_ops;
 
 /* Called by list for each entry: a directory or a regular file (links

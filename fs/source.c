@@ -122,6 +122,17 @@ int pfs_source_statfs(pfs_fs *fs, struct statvfs *sv)
 	return backend(fs)->ops->statfs(backend(fs)->be, sv);
 }
 
+int pfs_source_stat(pfs_fs *fs, const char *rel, struct stat *st)
+{
+	pq_identity id;
+	return backend(fs)->ops->stat(backend(fs)->be, rel, st, &id);
+}
+
+int pfs_source_list(pfs_fs *fs, const char *rel, pfs_source_list_fn fn, void *ctx)
+{
+	return backend(fs)->ops->list(backend(fs)->be, rel, fn, ctx);
+}
+
 const pfs_publish_ops *pfs_source_publish(pfs_fs *fs, void **be)
 {
 	*be = backend(fs)->be;

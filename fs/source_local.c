@@ -232,10 +232,26 @@ static pq_status pub_commit(pfs_publish *p, pq_error *err)
 	return st;
 }
 
+static int pub_mkdir(void *be, const char *rel, mode_t mode)
+{
+	char p[PATH_MAX];
+	int rc = path_of(be, rel, p, sizeof p);
+	return rc ? rc : mkdir(p, mode) == 0 ? 0 : -errno;
+}
+
+static int pub_rmdir(void *be, const char *rel)
+{
+	char p[PATH_MAX];
+	int rc = path_of(be, rel, p, sizeof p);
+	return rc ? rc : rmdir(p) == 0 ? 0 : -errno;
+}
+
 static const pfs_publish_ops local_publish = {
 	.begin = pub_begin,
 	.commit = pub_commit,
 	.abort = pub_abort,
+	.mkdir = pub_mkdir,
+	.rmdir = pub_rmdir,
 };
 
 static const pfs_source_ops local_ops = {

@@ -115,11 +115,9 @@ static int stat_rel(pfs_staging *s, const char *rel, pfs_kind kind, fuse_ino_t i
 	int rc;
 	if (kind == PFS_K_STG_DIR) {
 		/* SOURCE's directory, or only the store's (SOURCE's removed) */
-		rc = stg_source_path(s, rel, p, sizeof p);
-		if (rc == 0 && (stat(p, st) != 0 || !S_ISDIR(st->st_mode)))
-			rc = stg_store_path(s, rel, NULL, p, sizeof p);
-		else if (rc == 0)
+		if (pfs_source_stat(s->fs, rel, st) == 0 && S_ISDIR(st->st_mode))
 			goto got;
+		rc = stg_store_path(s, rel, NULL, p, sizeof p);
 	} else {
 		rc = stg_store_path(s, rel, NULL, p, sizeof p);
 	}
@@ -199,8 +197,39 @@ int pfs_stg_lookup(pfs_fs *fs, pfs_node *dir, const char *name, pfs_node **out,
 
 /* ---- listing ------------------------------------------------------------------------ */
 
-static int list_dir(pfs_staging *s, stg_ent *d, const char *path, bool store,
-		    pfs_stg_list_fn fn, void *ctx)
+/* An entry of a staging directory, named and of a kind, to fn. */
+static int list_entry(pfs_staging *s, stg_ent *d, const char *name, pfs_kind kind,
+		      pfs_stg_list_fn fn, void *ctx)
+{
+	char rel[PATH_MAX];
+	if (stg_join(d->rel, name, rel, sizeof rel))
+		return 0;
+	stg_ent *e = stg_ent_get(s, rel);
+	pfs_node *n = e ? node_of(s, e, kind) : NULL;
+	return n ? fn(ctx, name, n) : -ENOMEM;
+}
+
+typedef struct {
+	pfs_staging *s;
+	stg_ent *d;
+	pfs_stg_list_fn fn;
+	void *ctx;
+} list_ctx;
+
+/* SOURCE's sub-directories (from its backend) are staging/'s. */
+static int list_source_one(void *ctx, const char *name, const struct stat *st,
+			   const pq_identity *id)
+{
+	(void)id;
+	list_ctx *l = ctx;
+	if (name[0] == '.' || !S_ISDIR(st->st_mode))
+		return 0;
+	return list_entry(l->s, l->d, name, PFS_K_STG_DIR, l->fn, l->ctx);
+}
+
+/* The store's directories that SOURCE lacks, and the staged files. */
+static int list_store(pfs_staging *s, stg_ent *d, const char *path, pfs_stg_list_fn fn,
+		      void *ctx)
 {
 	DIR *dh = opendir(path);
 	if (!dh)
@@ -217,27 +246,20 @@ static int list_dir(pfs_staging *s, stg_ent *d, const char *path, bool store,
 		pfs_kind kind = PFS_K_NONE;
 		if (S_ISDIR(st.st_mode)) {
 			/* a directory of both SOURCE and the store is listed once */
-			char rel[PATH_MAX], sp[PATH_MAX];
+			char rel[PATH_MAX];
 			struct stat sst;
-			if (store && stg_join(d->rel, name, rel, sizeof rel) == 0 &&
-			    stg_source_path(s, rel, sp, sizeof sp) == 0 && stat(sp, &sst) == 0 &&
-			    S_ISDIR(sst.st_mode))
+			if (stg_join(d->rel, name, rel, sizeof rel) == 0 &&
+			    pfs_source_stat(s->fs, rel, &sst) == 0 && S_ISDIR(sst.st_mode))
 				continue;
 			kind = PFS_K_STG_DIR;
-		} else if (store && S_ISREG(st.st_mode)) {
+		} else if (S_ISREG(st.st_mode)) {
 			if (stg_error_base(name))
 				kind = PFS_K_STG_ERROR;
 			else if (stg_type_of(name) != STG_T_NONE)
 				kind = PFS_K_STG_FILE;
 		}
-		if (kind == PFS_K_NONE)
-			continue;
-		char rel[PATH_MAX];
-		if (stg_join(d->rel, name, rel, sizeof rel))
-			continue;
-		stg_ent *e = stg_ent_get(s, rel);
-		pfs_node *n = e ? node_of(s, e, kind) : NULL;
-		rc = n ? fn(ctx, name, n) : -ENOMEM;
+		if (kind != PFS_K_NONE)
+			rc = list_entry(s, d, name, kind, fn, ctx);
 	}
 	closedir(dh);
 	return rc;
@@ -249,15 +271,15 @@ int pfs_stg_list(pfs_fs *fs, pfs_node *dir, pfs_stg_list_fn fn, void *ctx)
 	stg_ent *d = ent_of_node(s, dir);
 	if (!d)
 		return -ESTALE;
-	char sp[PATH_MAX], tp[PATH_MAX];
-	int rc = stg_source_path(s, d->rel, sp, sizeof sp);
-	if (rc == 0)
-		rc = stg_store_path(s, d->rel, NULL, tp, sizeof tp);
-	if (rc == 0)
-		rc = list_dir(s, d, sp, false, fn, ctx);
-	if (rc == 0)
-		rc = list_dir(s, d, tp, true, fn, ctx);
-	return rc;
+	char tp[PATH_MAX];
+	int rc = stg_store_path(s, d->rel, NULL, tp, sizeof tp);
+	if (rc)
+		return rc;
+	list_ctx l = {s, d, fn, ctx};
+	rc = pfs_source_list(fs, d->rel, list_source_one, &l);
+	if (rc == -ENOENT || rc == -ENOTDIR)
+		rc = 0; /* only the store has it (SOURCE's was removed) */
+	return rc ? rc : list_store(s, d, tp, fn, ctx);
 }
 
 /* ---- handles ------------------------------------------------------------------------ */
@@ -605,19 +627,32 @@ void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
 
 /* ---- directories and removal ---------------------------------------------------------- */
 
+/* staging/'s directories are SOURCE's: made and removed by its backend. */
+static int source_mkdir(pfs_staging *s, const char *rel, mode_t mode)
+{
+	void *be;
+	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
+	return pub ? pub->mkdir(be, rel, mode) : -EROFS;
+}
+
+static int source_rmdir(pfs_staging *s, const char *rel)
+{
+	void *be;
+	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
+	return pub ? pub->rmdir(be, rel) : -EROFS;
+}
+
 void pfs_stg_mkdir(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode)
 {
 	pfs_staging *s = stg_of(req);
 	stg_ent *d = ent_of_node(s, dir);
-	char rel[PATH_MAX], sp[PATH_MAX];
+	char rel[PATH_MAX];
 	int rc = !d ? -ESTALE : 0;
 	if (rc == 0 && valid_new_name(name, true, &rc))
 		rc = stg_join(d->rel, name, rel, sizeof rel);
-	if (rc == 0)
-		rc = stg_source_path(s, rel, sp, sizeof sp);
 	/* a directory of staging/ is a directory of SOURCE */
-	if (rc == 0 && mkdir(sp, mode & 07777) != 0)
-		rc = -errno;
+	if (rc == 0)
+		rc = source_mkdir(s, rel, mode & 07777);
 	pfs_node *n = NULL;
 	struct stat st;
 	if (rc == 0) {
@@ -634,16 +669,14 @@ void pfs_stg_rmdir(fuse_req_t req, pfs_node *dir, const char *name)
 {
 	pfs_staging *s = stg_of(req);
 	stg_ent *d = ent_of_node(s, dir);
-	char rel[PATH_MAX], sp[PATH_MAX], tp[PATH_MAX];
+	char rel[PATH_MAX], tp[PATH_MAX];
 	int rc = !d ? -ESTALE : stg_join(d->rel, name, rel, sizeof rel);
-	if (rc == 0)
-		rc = stg_source_path(s, rel, sp, sizeof sp);
 	if (rc == 0)
 		rc = stg_store_path(s, rel, NULL, tp, sizeof tp);
 	if (rc == 0) {
 		/* staged files first: rmdir fails while the store holds any */
 		int a = rmdir(tp) == 0 ? 0 : errno;
-		int b = a == 0 || a == ENOENT ? (rmdir(sp) == 0 ? 0 : errno) : EEXIST;
+		int b = a == 0 || a == ENOENT ? -source_rmdir(s, rel) : EEXIST;
 		if (a == ENOTEMPTY || a == EEXIST || b == ENOTEMPTY || b == EEXIST)
 			rc = -ENOTEMPTY;
 		else if (a == ENOENT && b == ENOENT)

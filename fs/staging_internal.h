@@ -84,8 +84,6 @@ size_t stg_error_base(const char *name);
 /* store/rel + suffix (suffix may be NULL); -ENAMETOOLONG when it does not fit. */
 int stg_store_path(const pfs_staging *s, const char *rel, const char *suffix, char *buf,
 		   size_t n);
-/* SOURCE/rel. */
-int stg_source_path(const pfs_staging *s, const char *rel, char *buf, size_t n);
 /* rel + "/" + name (or name at the top); -ENAMETOOLONG. */
 int stg_join(const char *rel, const char *name, char *buf, size_t n);
 int stg_marker_set(pfs_staging *s, stg_ent *e);

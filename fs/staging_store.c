@@ -74,13 +74,6 @@ int stg_store_path(const pfs_staging *s, const char *rel, const char *suffix, ch
 	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
 }
 
-int stg_source_path(const pfs_staging *s, const char *rel, char *buf, size_t n)
-{
-	const char *src = s->fs->opts->source_abs;
-	int k = snprintf(buf, n, "%s%s%s", src, rel[0] ? "/" : "", rel);
-	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
-}
-
 int stg_join(const char *rel, const char *name, char *buf, size_t n)
 {
 	int k = snprintf(buf, n, "%s%s%s", rel, rel[0] ? "/" : "", name);
