@@ -379,7 +379,7 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	[PFS_K_CHUNK_BIN] = {"chunk.bin", PFS_K_CHUNK, .body = PFS_BODY_RANGE,
 			     .size = PFS_SZ_EXTENT, .range = x_chunk},
 	[PFS_K_DICT] = {DIR("dictionary", PFS_K_CHUNK), .present = has_dict,
-			.key_kind = PFS_K_PAGE},
+			.key_kind = PFS_K_PAGE, .key_page = PFS_DICT},
 	[PFS_K_PAGES] = {DIR("pages", PFS_K_CHUNK)},
 	[PFS_K_COLUMN_INDEX] = {"column_index.txt", PFS_K_CHUNK, .present = has_colindex,
 				TEXT(r_column_index)},

@@ -80,6 +80,7 @@ typedef struct pfs_kind_desc {
 	/* A directory entry that is not a key kind of its own: the dictionary
 	 * directory of a chunk is the page PFS_DICT of kind PFS_K_PAGE. */
 	pfs_kind key_kind;
+	uint32_t key_page;        /* with key_kind: the page it names (PFS_DICT) */
 	pfs_pool pool;
 	pfs_body body;
 	pfs_sizing size;

@@ -15,15 +15,17 @@
 #include "kinds.h"
 #include "pq_schema.h"
 
-/* The key of child kind `kind` below dir: the same coordinates; the
- * dictionary directory is the page PFS_DICT of its chunk. */
+/* The key of child kind `kind` below dir: the same coordinates, or the
+ * key its row names (dictionary/ is the page PFS_DICT of its chunk). */
 static pfs_key child_key(const pfs_key *dir, uint32_t kind)
 {
 	pfs_key k = *dir;
 	const pfs_kind_desc *d = pfs_kind_info(kind);
-	k.kind = d->key_kind != PFS_K_NONE ? (uint32_t)d->key_kind : kind;
-	if (kind == PFS_K_DICT)
-		k.page = PFS_DICT;
+	k.kind = kind;
+	if (d->key_kind != PFS_K_NONE) {
+		k.kind = (uint32_t)d->key_kind;
+		k.page = d->key_page;
+	}
 	return k;
 }
 
