@@ -44,7 +44,7 @@ static ord_kind order_of(const pq_leaf *leaf)
 	pq_render_kind k = leaf->render.kind;
 	const pq_logical_type *lt = &leaf->node->el.logicalType;
 	if (leaf->node->el.has_logicalType &&
-	    (lt->unknown_member || lt->has_GEOMETRY || lt->has_GEOGRAPHY || lt->has_VARIANT))
+	    (lt->unknown_member || lt->has_GEOMETRY || lt->has_GEOGRAPHY))
 		return ORD_NONE; /* an order this build does not know, or undefined */
 	switch (leaf->physical) {
 	case PQ_BOOLEAN:
