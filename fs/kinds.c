@@ -150,6 +150,11 @@ static int r_bloom_txt(const pfs_kctx *c, pq_buf *out)
 	return st_rc(pq_text_bloom_filter(c->pf->f, c->k->rg, c->k->col, out, c->err));
 }
 
+static int r_column_stats(const pfs_kctx *c, pq_buf *out)
+{
+	return st_rc(pq_text_column_summary(c->pf->f, c->k->col, out, c->err));
+}
+
 /* ---- error.txt of chunks and pages: what is wrong (nothing when sound) ------------------ */
 
 static int r_chunk_error(const pfs_kctx *c, pq_buf *msg)
@@ -303,6 +308,16 @@ static int x_chunk(const pfs_kctx *c, uint64_t *off, uint64_t *len)
 	return st_rc(pq_chunk_range(c->pf->f, c->k->rg, c->k->col, off, len, c->err));
 }
 
+/* The whole source file, as the pq_file reads it. */
+static int x_file(const pfs_kctx *c, uint64_t *off, uint64_t *len)
+{
+	if (!c->pf->f)
+		return -EIO;
+	*off = 0;
+	*len = pq_source_size(pq_file_source(c->pf->f));
+	return 0;
+}
+
 static int x_page_raw(const pfs_kctx *c, uint64_t *off, uint64_t *len)
 {
 	if (!c->pf->f)
@@ -349,10 +364,13 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 		       STREAM(pfs_stream_csv, PFS_K_RG_CSV)},
 	[PFS_K_JSONL] = {"data.jsonl", PFS_K_FILE, .present = file_ok, .size = PFS_SZ_AFTER,
 			 STREAM(pfs_stream_jsonl, PFS_K_RG_JSONL)},
+	[PFS_K_FILE_PARQUET] = {"file.parquet", PFS_K_FILE, .present = file_ok,
+				.body = PFS_BODY_RANGE, .size = PFS_SZ_EXTENT, .range = x_file},
 	[PFS_K_COLUMNS] = {DIR("columns", PFS_K_FILE), .present = file_ok},
 	[PFS_K_COLUMN] = {DIR(NULL, PFS_K_COLUMNS), .naming = PFS_NAME_COLUMN},
 	[PFS_K_COLUMN_VALUES] = {"values.txt", PFS_K_COLUMN, .size = PFS_SZ_AFTER,
 				 STREAM(pfs_stream_pages, PFS_K_CHUNK_VALUES)},
+	[PFS_K_COLUMN_STATS] = {"stats.txt", PFS_K_COLUMN, TEXT(r_column_stats)},
 	[PFS_K_RGS] = {DIR("row_groups", PFS_K_FILE), .present = file_ok},
 
 	/* row group level */

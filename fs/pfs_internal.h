@@ -62,9 +62,11 @@ typedef enum pfs_kind {
 	PFS_K_VERIFY,
 	PFS_K_CSV,
 	PFS_K_JSONL,
+	PFS_K_FILE_PARQUET,   /* file.parquet: the original bytes */
 	PFS_K_COLUMNS,        /* columns/ */
 	PFS_K_COLUMN,         /* columns/<dir>/ (col) */
 	PFS_K_COLUMN_VALUES,  /* columns/<dir>/values.txt (col) */
+	PFS_K_COLUMN_STATS,   /* columns/<dir>/stats.txt (col) */
 	PFS_K_RGS,            /* row_groups/ */
 	/* row group level (rg) */
 	PFS_K_RG,

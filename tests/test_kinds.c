@@ -171,6 +171,31 @@ START_TEST(keys_carry_a_string)
 }
 END_TEST
 
+/* A directory lists its fixed names in table order: the order of the
+ * contract's tree (interface.md "The tree of one Parquet file"). */
+static void listed(pfs_kind dir, const char *want)
+{
+	char got[512] = "";
+	for (uint32_t k = 0; k < PFS_K_COUNT; k++) {
+		const pfs_kind_desc *d = pfs_kind_info(k);
+		if (d->parent == dir && d->name && strcmp(d->name, "error.txt")) {
+			strcat(got, got[0] ? " " : "");
+			strcat(got, d->name);
+		}
+	}
+	ck_assert_str_eq(got, want);
+}
+
+START_TEST(listing_order_is_the_contracts)
+{
+	listed(PFS_K_FILE, "schema.txt metadata.txt metadata.json footer.bin verify.txt data.csv "
+			   "data.jsonl file.parquet columns row_groups");
+	listed(PFS_K_COLUMN, "values.txt stats.txt");
+	const pfs_kind_desc *d = pfs_kind_info(PFS_K_FILE_PARQUET);
+	ck_assert(d->body == PFS_BODY_RANGE && d->size == PFS_SZ_EXTENT);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("kinds");
@@ -182,6 +207,7 @@ static Suite *suite(void)
 	tcase_add_test(t, places_in_the_tree);
 	tcase_add_test(t, predicates_read_the_table);
 	tcase_add_test(t, keys_carry_a_string);
+	tcase_add_test(t, listing_order_is_the_contracts);
 	suite_add_tcase(s, t);
 	return s;
 }

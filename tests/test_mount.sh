@@ -182,7 +182,7 @@ if shown != expected_names:
               f"missing {sorted(set(expected_names) - set(shown))[:5]}")
 
 FILE_ENTRIES = {"schema.txt", "metadata.txt", "metadata.json", "footer.bin", "verify.txt",
-                "data.csv", "data.jsonl", "columns", "row_groups"}
+                "data.csv", "data.jsonl", "file.parquet", "columns", "row_groups"}
 for name in expected_names:
     fdir = os.path.join(MNT, name)
     stats["files"] += 1

@@ -78,6 +78,10 @@ static void exercise(pq_source *src)
 			pq_chunk_layout_free(l);
 		}
 	}
+	for (uint32_t c = 0; c < pq_file_num_columns(f); c++) {
+		out.len = 0;
+		ck_assert(pq_text_column_summary(f, c, &out, &err) == PQ_OK);
+	}
 	pq_buf_free(&out);
 	pq_file_free(f);
 }

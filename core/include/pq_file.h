@@ -148,6 +148,11 @@ pq_status pq_text_column_index(const pq_file *f, uint32_t rg, uint32_t col, pq_b
 pq_status pq_text_offset_index(const pq_file *f, uint32_t rg, uint32_t col, pq_buf *out, pq_error *err);
 pq_status pq_bloom_filter_bitset(const pq_file *f, uint32_t rg, uint32_t col, pq_buf *out, pq_error *err);
 pq_status pq_text_bloom_filter(const pq_file *f, uint32_t rg, uint32_t col, pq_buf *out, pq_error *err);
+/* columns/<column>/stats.txt (interface.md "Column summaries"): the leaf
+ * column col across all row groups, from the footer (and, where it lacks
+ * page counts, the offset index or page headers). PQ_EINVAL for a column
+ * out of range; whatever the metadata lacks is written as `unknown`. */
+pq_status pq_text_column_summary(const pq_file *f, uint32_t col, pq_buf *out, pq_error *err);
 
 /* values.txt / levels.txt of one decoded data page. */
 void pq_text_page_values(const pq_file *f, uint32_t col, const pq_page_data *p, pq_buf *out);

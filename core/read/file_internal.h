@@ -102,6 +102,10 @@ pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col
 /* A statistics or page-index bound rendered with the column's type,
  * values.txt-escaped; hex when the bytes do not fit the type. */
 void pq_text_bound(pq_buf *out, const pq_leaf *leaf, pq_bytes b);
+/* The number of pages the chunk's offset index lists and the offset of
+ * the first (-1 when none); PQ_EINVAL when the chunk has no offset index. */
+pq_status pq_chunk_offset_index_pages(const pq_file *f, uint32_t rg, uint32_t col, uint32_t *n,
+				      int64_t *first_offset, pq_error *err);
 /* "row group 1, column a.b" for messages. */
 void pq_file_where(const pq_file *f, uint32_t rg, uint32_t col, char *buf, size_t len);
 
