@@ -30,12 +30,12 @@ typedef struct pq_verify_chunk {
 
 #define PQ_VERIFY_DICT UINT32_MAX /* the page index of the dictionary page */
 
-/* Called with each data page the walk decodes (pd, st PQ_OK) or fails to
- * (pd NULL, st why); page indexes l->pages, or is PQ_VERIFY_DICT for the
+/* Called with each data page the walk decodes (pd, err NULL) or fails to
+ * (pd NULL, err why); page indexes l->pages, or is PQ_VERIFY_DICT for the
  * dictionary page (after which, if it failed, the walk stops). pd is
  * the walk's: fn takes a reference to keep it. */
 typedef void (*pq_verify_page_fn)(void *ctx, const pq_chunk_layout *l, uint32_t page,
-				  const pq_page_data *pd, pq_status st);
+				  const pq_page_data *pd, const pq_error *err);
 
 /* Checks chunk (rg, col): walks its pages (decoding each; fn, when not
  * NULL, sees every data page) and then its metadata. l: the chunk's

@@ -134,7 +134,7 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 		pq_page_data *pd = NULL;
 		pq_status st = pq_page_decode(f, l, pi, dict, &pd, &err);
 		if (fn)
-			fn(ctx, l, index, pd, st);
+			fn(ctx, l, index, pd, st == PQ_OK ? NULL : &err);
 		if (st != PQ_OK) {
 			problem(v, "%s", err.msg);
 			ok = false;
