@@ -10,9 +10,9 @@
  * dictionary and plain, v1 and v2 pages, several row groups and pages,
  * strings of every escape class, NaN and infinities, a corrupt page), a
  * file whose row groups all point at the same chunks (shared bytes are
- * measured once), and every file of parquet-testing's data/ and
- * bad_data/ (nested lists, maps and structs among them) when
- * ../shared/testdata is there. */
+ * measured once), and every file of parquet-testing's data/, bad_data/,
+ * geospatial/ and shredded_variant/ (nested lists, maps and structs among
+ * them) and of fuzz-regressions/arrow when ../shared/testdata is there. */
 #include "config.h"
 
 #include <dirent.h>
@@ -535,7 +535,11 @@ START_TEST(test_parquet_testing)
 			TESTDATA_DIR "/parquet-testing/data");
 		return;
 	}
-	fprintf(stderr, "test_sizes: %d data and %d bad_data files measured\n", a, b);
+	int c = check_dir(TESTDATA_DIR "/parquet-testing/geospatial");
+	int d = check_dir(TESTDATA_DIR "/parquet-testing/shredded_variant");
+	int e = check_dir(TESTDATA_DIR "/fuzz-regressions/arrow");
+	fprintf(stderr, "test_sizes: measured %d data, %d bad_data, %d geospatial, %d shredded_variant "
+		"and %d fuzz-regression files\n", a, b, c, d, e);
 	ck_assert_int_gt(a, 20);
 }
 END_TEST
