@@ -20,6 +20,7 @@
 
 #include "test_writer_helpers.h"
 #include "pq_sizes.h"
+#include "read/pq_assemble.h" /* pq_schema_is_flat */
 
 /* ---- what the renderers give -------------------------------------------------- */
 
@@ -392,12 +393,13 @@ static const pq_file *corrupt_page(wfile *x, uint32_t rg, uint32_t col)
 	return x->f;
 }
 
-/* Rewrites the footer so that n row groups all point at row group 0's chunks. */
-static const pq_file *share_row_group(wfile *x, uint32_t n)
+/* Rewrites the footer so that n row groups all point at row group 0's
+ * chunks (the file open as *f on fd), and reopens it. */
+static void share_fd(int fd, pq_file **f, uint32_t n)
 {
 	pq_error err;
 	pq_error_clear(&err);
-	pq_file_meta_data md = *pq_file_metadata(x->f);
+	pq_file_meta_data md = *pq_file_metadata(*f);
 	pq_row_group *rgs = calloc(n, sizeof *rgs);
 	for (uint32_t i = 0; i < n; i++)
 		rgs[i] = md.row_groups.v[0];
@@ -408,20 +410,57 @@ static const pq_file *share_row_group(wfile *x, uint32_t n)
 	ck_assert_msg(pq_thrift_encode(PQ_S_FILE_META_DATA, &md, &footer, &err) == PQ_OK, "%s",
 		      err.msg);
 	struct stat sb;
-	ck_assert_int_eq(fstat(x->fd, &sb), 0);
-	off_t end = sb.st_size - 8 - (off_t)pq_file_footer_bytes(x->f).n;
+	ck_assert_int_eq(fstat(fd, &sb), 0);
+	off_t end = sb.st_size - 8 - (off_t)pq_file_footer_bytes(*f).n;
 	uint8_t tail[8] = {(uint8_t)footer.len, (uint8_t)(footer.len >> 8),
 			   (uint8_t)(footer.len >> 16), (uint8_t)(footer.len >> 24), 'P', 'A', 'R', '1'};
-	ck_assert_int_eq(pwrite(x->fd, footer.p, footer.len, end), (ssize_t)footer.len);
-	ck_assert_int_eq(pwrite(x->fd, tail, 8, end + (off_t)footer.len), 8);
-	ck_assert_int_eq(ftruncate(x->fd, end + (off_t)footer.len + 8), 0);
+	ck_assert_int_eq(pwrite(fd, footer.p, footer.len, end), (ssize_t)footer.len);
+	ck_assert_int_eq(pwrite(fd, tail, 8, end + (off_t)footer.len), 8);
+	ck_assert_int_eq(ftruncate(fd, end + (off_t)footer.len + 8), 0);
 	pq_buf_free(&footer);
 	free(rgs);
-	pq_file_free(x->f);
-	ck_assert_msg(pq_file_open_fd(x->fd, "shared.parquet", NULL, &x->f, &err) == PQ_OK, "%s",
-		      err.msg);
+	pq_file_free(*f);
+	ck_assert_msg(pq_file_open_fd(fd, "shared.parquet", NULL, f, &err) == PQ_OK, "%s", err.msg);
+}
+
+static const pq_file *share_row_group(wfile *x, uint32_t n)
+{
+	share_fd(x->fd, &x->f, n);
 	return x->f;
 }
+
+START_TEST(test_shared_nested)
+{
+	char path[256];
+	int fd = tmpfile_fd(path);
+	FILE *in = fopen(TESTDATA_DIR "/parquet-testing/data/nested_lists.snappy.parquet", "rb");
+	if (!in) {
+		fprintf(stderr, "test_sizes: SKIPPED shared nested chunks: no nested_lists.snappy.parquet\n");
+		close(fd);
+		unlink(path);
+		return;
+	}
+	uint8_t buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		ck_assert_int_eq(write(fd, buf, n), (ssize_t)n);
+	fclose(in);
+	pq_error err;
+	pq_file *f;
+	ck_assert(pq_file_open_fd(fd, "nested.parquet", NULL, &f, &err) == PQ_OK);
+	ck_assert(!pq_schema_is_flat(pq_file_schema(f)));
+	share_fd(fd, &f, 5);
+	pq_file_sizes *s = check_file(f, "shared nested");
+	ck_assert_uint_gt(s->pages_shared, 0);
+	ck_assert_uint_ne(s->csv, PQ_SIZE_FAILED);
+	for (uint32_t r = 1; r < 5; r++)
+		ck_assert_uint_eq(s->rg_jsonl[r], s->rg_jsonl[0]);
+	pq_file_sizes_free(s);
+	pq_file_free(f);
+	close(fd);
+	unlink(path);
+}
+END_TEST
 
 START_TEST(test_corrupt_page)
 {
@@ -552,6 +591,7 @@ static Suite *sizes_suite(void)
 	tcase_add_test(tc, test_flat_every_type);
 	tcase_add_test(tc, test_corrupt_page);
 	tcase_add_test(tc, test_shared_chunks);
+	tcase_add_test(tc, test_shared_nested);
 	tcase_add_test(tc, test_memory_limit_and_cancel);
 	tcase_add_test(tc, test_parquet_testing);
 	suite_add_tcase(s, tc);

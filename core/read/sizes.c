@@ -318,6 +318,22 @@ static unsigned thread_count(const pq_sizes_options *opt)
 	return t > MAX_THREADS ? MAX_THREADS : t;
 }
 
+/* The row group whose rows are rg's: the one holding the chunks every
+ * chunk of rg shares, when that is one row group (rows depend on their
+ * chunks' bytes alone); else rg itself. */
+static uint32_t rows_twin(const pass *p, uint32_t rg)
+{
+	uint32_t ncol = p->s->num_columns;
+	if (!ncol)
+		return rg;
+	size_t first = p->w[(size_t)rg * ncol].primary;
+	uint32_t twin = (uint32_t)(first / ncol);
+	for (uint32_t c = 0; c < ncol; c++)
+		if (p->w[(size_t)rg * ncol + c].primary != (size_t)twin * ncol + c)
+			return rg;
+	return twin;
+}
+
 /* Steps 2 and 3 (see the top). */
 static pq_status run_pass(pass *p, size_t n)
 {
@@ -352,10 +368,17 @@ static pq_status run_pass(pass *p, size_t n)
 		}
 	}
 	for (uint32_t r = 0; !p->flat && r < nrg; r++) {
+		if (rows_twin(p, r) != r)
+			continue;
 		p->tasks[p->ntasks++] = (task){T_ROWS_CSV, r};
 		p->tasks[p->ntasks++] = (task){T_ROWS_JSONL, r};
 	}
 	run_all(p, threads);
+	for (uint32_t r = 0; !p->flat && r < nrg; r++) {
+		uint32_t twin = rows_twin(p, r);
+		p->s->rg_csv[r] = p->s->rg_csv[twin];
+		p->s->rg_jsonl[r] = p->s->rg_jsonl[twin];
+	}
 	return cancelled(p) ? PQ_EIO : PQ_OK;
 }
 
