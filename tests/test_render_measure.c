@@ -86,7 +86,7 @@ static void fill_ints(void)
 	for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
 		i64s[ni64++] = extra[i];
 	int64_t p = 1;
-	for (int k = 0; k < 19; k++, p *= 10) {
+	for (int k = 0; k < 19; k++, p = k < 19 ? p * 10 : p) {
 		i64s[ni64++] = p;
 		i64s[ni64++] = p - 1;
 		i64s[ni64++] = -p;
