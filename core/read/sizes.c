@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "pq_assemble.h"
-#include "pq_sizes_internal.h"
+#include "sizes_internal.h"
 
 #define DEFAULT_MEM_MAX ((uint64_t)256 << 20)
 #define MAX_THREADS 256

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "pq_render.h"
-#include "pq_sizes_internal.h"
+#include "sizes_internal.h"
 
 typedef struct page_ctx {
 	const pq_file *f;

@@ -14,7 +14,7 @@
 #define PQ_READ_INTERNAL
 #include "file_internal.h"
 
-#include "pq_sizes_internal.h"
+#include "sizes_internal.h"
 
 #define SCRATCH_HINT ((size_t)1 << 20)
 

@@ -4,7 +4,7 @@
  *
  * The checks of a chunk (check_chunk) write into the chunk's own
  * pq_verify_chunk, so the size pass can run them on its threads, on the
- * pages it decodes anyway, and assemble the text after (pq_verify.h). */
+ * pages it decodes anyway, and assemble the text after (verify_internal.h). */
 #include "config.h"
 
 #define PQ_READ_INTERNAL
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pq_verify.h"
+#include "verify_internal.h"
 
 typedef struct verifier {
 	const pq_file *f;

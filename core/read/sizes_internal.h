@@ -5,13 +5,13 @@
 #ifndef PQ_SIZES_INTERNAL_H
 #define PQ_SIZES_INTERNAL_H
 #ifndef PQ_READ_INTERNAL
-#error "pq_sizes_internal.h is private to core/read/"
+#error "sizes_internal.h is private to core/read/"
 #endif
 
 #include <pthread.h>
 
 #include "pq_sizes.h"
-#include "pq_verify.h"
+#include "verify_internal.h"
 
 /* Decoded bytes in flight, over every thread of a pass. */
 typedef struct pq_mem_budget {

@@ -3,10 +3,10 @@
  * page to the caller, which measures it; the text is then assembled in
  * (row group, column) order. pq_text_verify is these two steps in a row,
  * so the text is the same whichever way it is made. */
-#ifndef PQ_VERIFY_H
-#define PQ_VERIFY_H
+#ifndef PQ_VERIFY_INTERNAL_H
+#define PQ_VERIFY_INTERNAL_H
 #ifndef PQ_READ_INTERNAL
-#error "pq_verify.h is private to core/read/"
+#error "verify_internal.h is private to core/read/"
 #endif
 
 #include "pq_file.h"
