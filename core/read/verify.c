@@ -89,7 +89,10 @@ static void check_chunk_meta(verifier *v, uint32_t rg, uint32_t col, const pq_ve
 }
 
 /* Walks the pages of a chunk: CRC, decode, per-page checks; fn sees each
- * data page. given: the caller's layout, or NULL to load it here. */
+ * data page. given: the caller's layout, or NULL to load it here.
+ * What is checked here must follow from the chunk's bytes alone: the size
+ * pass reuses a clean walk for row groups that point at the same chunk.
+ * Checks against the row group's footer entry go in check_chunk_meta. */
 static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_layout *given,
 			pq_verify_page_fn fn, void *ctx, pq_verify_chunk *res)
 {
