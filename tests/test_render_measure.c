@@ -160,7 +160,17 @@ static void fill_strings(void)
 		big[i] = (uint8_t)"\\\n\t\x02,\"\xc3\xa9\xff"[i % 9];
 	add_str(big, sizeof big);
 	srand(42);
-	for (int k = 0; k < 300; k++) {
+	/* mostly plain text: the word-at-a-time path, specials at every offset */
+	for (int k = 0; k < 60; k++) {
+		uint8_t r[100];
+		size_t n = (size_t)(rand() % 100);
+		for (size_t i = 0; i < n; i++) {
+			int c = rand() % 40;
+			r[i] = (uint8_t)(c == 0 ? "\",\\\n\x01\x7f"[rand() % 6] : c == 1 ? 0xC3 : 'a' + rand() % 26);
+		}
+		add_str(r, n);
+	}
+	for (int k = 0; k < 240; k++) {
 		uint8_t r[40];
 		size_t n = (size_t)(rand() % 40);
 		for (size_t i = 0; i < n; i++) {

@@ -63,6 +63,13 @@ static void measure_page(page_ctx *c, uint32_t page, const pq_page_data *pd)
 	size_t nslots = pd->nslots ? pd->nslots : vals->n; /* values.txt's lines */
 	pq_render_sizes rs = {0};
 	size_t v = 0, nulls = 0, defined = 0;
+	if (def) { /* a page without nulls (most): one run */
+		size_t present = 0;
+		for (size_t i = 0; i < nslots; i++)
+			present += def[i] >= leaf->max_def;
+		if (present == nslots && nslots <= vals->n)
+			def = NULL;
+	}
 	if (!def) {
 		v = nslots < vals->n ? nslots : vals->n;
 		pq_render_measure(&leaf->render, vals, 0, v, &rs);
