@@ -1,6 +1,8 @@
 /* pqdump FILE ENTRY [COLUMN [ROW_GROUP]]: prints one entry of a Parquet
  * file's tree without mounting it (tests, benchmarks, debugging).
- * ENTRY: data.csv data.jsonl values levels schema metadata verify */
+ * ENTRY: data.csv data.jsonl values levels schema metadata verify
+ * sizes [THREADS [MEM_MAX]]: the size pass's results (pq_sizes.h), one
+ * "name value" line each; sizes of entries that would fail read "failed". */
 #include "config.h"
 
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 
 #include "read/pq_dump.h"
 #include "pq_schema.h"
+#include "pq_sizes.h"
 
 static int find_column(const pq_file *f, const char *name)
 {
@@ -26,10 +29,62 @@ static int find_column(const pq_file *f, const char *name)
 	return *end == '\0' && v >= 0 && (uint32_t)v < pq_file_num_columns(f) ? (int)v : -1;
 }
 
+static void put_size(pq_buf *o, const char *name, uint64_t v)
+{
+	if (v == PQ_SIZE_FAILED)
+		pq_buf_printf(o, "%s failed\n", name);
+	else
+		pq_buf_printf(o, "%s %llu\n", name, (unsigned long long)v);
+}
+
+static pq_status dump_sizes(const pq_file *f, unsigned threads, uint64_t mem_max, pq_buf *o,
+			    pq_error *err)
+{
+	pq_sizes_options opt = {.threads = threads, .mem_max = mem_max};
+	pq_file_sizes *s;
+	PQ_TRY(pq_file_measure(f, &opt, &s, err));
+	char name[96];
+	put_size(o, "csv_header", s->csv_header);
+	put_size(o, "data.csv", s->csv);
+	put_size(o, "data.jsonl", s->jsonl);
+	put_size(o, "verify.txt", s->verify);
+	for (uint32_t c = 0; c < s->num_columns; c++) {
+		snprintf(name, sizeof name, "column %u values.txt", c);
+		put_size(o, name, s->col_values[c]);
+	}
+	for (uint32_t r = 0; r < s->num_row_groups; r++) {
+		snprintf(name, sizeof name, "rg %u data.csv", r);
+		put_size(o, name, s->rg_csv[r]);
+		snprintf(name, sizeof name, "rg %u data.jsonl", r);
+		put_size(o, name, s->rg_jsonl[r]);
+		for (uint32_t c = 0; c < s->num_columns; c++) {
+			const pq_chunk_sizes *cs = &s->chunks[(size_t)r * s->num_columns + c];
+			if (cs->status != PQ_OK)
+				pq_buf_printf(o, "rg %u column %u: %s: %s\n", r, c,
+					      pq_status_name(cs->status), cs->msg ? cs->msg : "");
+			snprintf(name, sizeof name, "rg %u column %u values.txt", r, c);
+			put_size(o, name, cs->values);
+			snprintf(name, sizeof name, "rg %u column %u levels.txt", r, c);
+			put_size(o, name, cs->levels);
+			for (uint32_t p = 0; p < cs->num_pages; p++) {
+				snprintf(name, sizeof name, "rg %u column %u page %u values.txt", r, c, p);
+				put_size(o, name, cs->pages[p].values);
+				snprintf(name, sizeof name, "rg %u column %u page %u levels.txt", r, c, p);
+				put_size(o, name, cs->pages[p].levels);
+			}
+		}
+	}
+	put_size(o, "pages_measured", s->pages_measured);
+	put_size(o, "pages_shared", s->pages_shared);
+	put_size(o, "footprint", s->footprint);
+	pq_file_sizes_free(s);
+	return PQ_OK;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: pqdump FILE data.csv|data.jsonl|values|levels|schema|metadata|verify [COLUMN [ROW_GROUP]]\n");
+		fprintf(stderr, "usage: pqdump FILE data.csv|data.jsonl|values|levels|schema|metadata|verify [COLUMN [ROW_GROUP]]\n       pqdump FILE sizes [THREADS [MEM_MAX]]\n");
 		return 2;
 	}
 	int fd = open(argv[1], O_RDONLY);
@@ -46,7 +101,7 @@ int main(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	uint32_t rg = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : PQ_ALL;
+	uint32_t rg = argc > 4 && strcmp(argv[2], "sizes") != 0 ? (uint32_t)strtoul(argv[4], NULL, 10) : PQ_ALL;
 	pq_buf out = PQ_BUF_INIT;
 	pq_status s = PQ_OK;
 	const char *e = argv[2];
@@ -69,6 +124,9 @@ int main(int argc, char **argv)
 		pq_text_file_metadata(f, &out);
 	} else if (strcmp(e, "metadata.json") == 0) {
 		pq_json_file_metadata(f, &out);
+	} else if (strcmp(e, "sizes") == 0) {
+		s = dump_sizes(f, argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 0,
+			       argc > 4 ? strtoull(argv[4], NULL, 10) : 0, &out, &err);
 	} else if (strcmp(e, "verify") == 0) {
 		pq_text_verify(f, &out);
 	} else {

@@ -99,6 +99,22 @@ void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 void pq_render_batch(const pq_render_type *t, const pq_values *v, size_t first, size_t count,
 		     pq_render_mode mode, char sep, pq_buf *out, size_t *ends);
 
+/* Lengths of rendered values, per mode, summed (no separators). */
+typedef struct pq_render_sizes {
+	uint64_t values;     /* PQ_MODE_VALUES */
+	uint64_t csv;        /* PQ_MODE_CSV */
+	uint64_t json;       /* PQ_MODE_JSON */
+	uint64_t json_empty; /* values whose JSON text is empty (a row shows `null`) */
+} pq_render_sizes;
+
+/* Adds to *sum the lengths pq_render_value gives values [first, first +
+ * count) of v (clipped to v->n) in VALUES, CSV and JSON mode, measured
+ * without rendering where the kind allows (integers, decimals, dates,
+ * times, strings: one scan for the three modes); the rest is formatted
+ * once into a stack buffer, or rendered into a scratch buffer. */
+void pq_render_measure(const pq_render_type *t, const pq_values *v, size_t first, size_t count,
+		       pq_render_sizes *sum);
+
 /* Renders one PLAIN-encoded value given as bytes (statistics min/max,
  * page-index bounds): BOOLEAN 1 byte, INT32 4 LE, INT64 8 LE, INT96 12,
  * FLOAT 4, DOUBLE 8, BYTE_ARRAY the bytes, FLBA the bytes (exactly

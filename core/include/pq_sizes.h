@@ -37,6 +37,8 @@ typedef struct pq_chunk_sizes {
 	pq_page_sizes *pages;  /* num_pages entries; a page that failed: PQ_SIZE_FAILED */
 	uint64_t values;       /* the chunk's values.txt (sum of its pages') */
 	uint64_t levels;       /* the chunk's levels.txt */
+	char *msg;             /* why, when status is not PQ_OK (owned), else NULL */
+	bool pages_borrowed;   /* pages belongs to the chunk whose bytes these are */
 } pq_chunk_sizes;
 
 typedef struct pq_file_sizes {
@@ -66,6 +68,12 @@ typedef struct pq_sizes_options {
 	atomic_bool *cancel;   /* set to stop early (PQ_EIO); may be NULL */
 } pq_sizes_options;
 
+/* Runs the size pass: chunks are measured on opt->threads threads, each
+ * distinct chunk once (row groups may point at the same bytes), holding
+ * at most opt->mem_max decoded bytes in all; a chunk whose pages need
+ * more fails alone (PQ_ELIMIT, its msg naming the size), and verify.txt
+ * is then PQ_SIZE_FAILED. The results do not depend on the thread count.
+ * opt may be NULL (defaults). */
 /* Runs the size pass. Fails only when nothing could be measured (no
  * memory, cancelled); a bad chunk is recorded in its pq_chunk_sizes and
  * makes the aggregates that hold it PQ_SIZE_FAILED. */

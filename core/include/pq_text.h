@@ -46,6 +46,12 @@ void pq_render_binary(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *o
 /* `0x` + lowercase hex (quoted in JSON mode). */
 void pq_render_hex(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *out);
 
+/* The lengths pq_render_text would give p[0..n) in VALUES, CSV and JSON
+ * mode, from one scan (added to *values, *csv, *json): the size pass
+ * measures strings with it instead of rendering them. */
+void pq_text_measure(const uint8_t *p, size_t n, uint64_t *values, uint64_t *csv,
+		     uint64_t *json);
+
 /* Valid UTF-8 with no byte in 0x00-0x08, 0x0B, 0x0C, 0x0E-0x1F, 0x7F. */
 bool pq_binary_is_text(const uint8_t *p, size_t n);
 

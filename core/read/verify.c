@@ -1,6 +1,10 @@
 /* verify.txt: an integrity check computed when read. Every page header is
  * walked, every CRC recomputed, every page decoded, and counts compared
- * with what the footer and page headers claim. One line per finding. */
+ * with what the footer and page headers claim. One line per finding.
+ *
+ * The checks of a chunk (check_chunk) write into the chunk's own
+ * pq_verify_chunk, so the size pass can run them on its threads, on the
+ * pages it decodes anyway, and assemble the text after (verify_internal.h). */
 #include "config.h"
 
 #define PQ_READ_INTERNAL
@@ -9,6 +13,10 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify_internal.h"
 
 typedef struct verifier {
 	const pq_file *f;
@@ -61,7 +69,32 @@ static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info 
 	return rows;
 }
 
-static void check_chunk(verifier *v, uint32_t rg, uint32_t col, uint64_t *rows_out, bool *rows_ok)
+/* The metadata checks of a chunk whose pages were walked: what the row
+ * group's footer entry claims against what the pages hold. */
+static void check_chunk_meta(verifier *v, uint32_t rg, uint32_t col, const pq_verify_chunk *res)
+{
+	const pq_file *f = v->f;
+	const pq_column_meta_data *m = pq_file_chunk_meta(f, rg, col);
+	if (!res->ok || !m)
+		return;
+	char where[256];
+	pq_file_where(f, rg, col, where, sizeof where);
+	if ((uint64_t)m->num_values != res->slots)
+		problem(v, "%s: metadata says %" PRId64 " values, pages hold %" PRIu64, where,
+			m->num_values, res->slots);
+	if (m->has_statistics && m->statistics.has_null_count &&
+	    (uint64_t)m->statistics.null_count != res->nulls)
+		problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
+			m->statistics.null_count, res->nulls);
+}
+
+/* Walks the pages of a chunk: CRC, decode, per-page checks; fn sees each
+ * data page. given: the caller's layout, or NULL to load it here.
+ * What is checked here must follow from the chunk's bytes alone: the size
+ * pass reuses a clean walk for row groups that point at the same chunk.
+ * Checks against the row group's footer entry go in check_chunk_meta. */
+static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_layout *given,
+			pq_verify_page_fn fn, void *ctx, pq_verify_chunk *res)
 {
 	const pq_file *f = v->f;
 	char where[256];
@@ -69,18 +102,23 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, uint64_t *rows_o
 	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
 	pq_error err;
 	pq_error_clear(&err);
-	pq_chunk_layout *l = NULL;
-	*rows_ok = false;
-	if (pq_chunk_layout_load(f, rg, col, &l, &err) != PQ_OK) {
+	pq_chunk_layout *own = NULL;
+	const pq_chunk_layout *l = given;
+	res->ok = false;
+	res->walked = true;
+	if (!l && pq_chunk_layout_load(f, rg, col, &own, &err) != PQ_OK) {
 		problem(v, "%s", err.msg);
 		return;
 	}
+	if (!l)
+		l = own;
 	pq_page_data *dict = NULL;
 	uint64_t rows = 0, nulls = 0;
 	bool ok = true;
 	uint32_t n = l->num_pages + (l->dict ? 1 : 0);
 	for (uint32_t i = 0; i < n; i++) {
 		const pq_page_info *pi = l->dict ? (i == 0 ? l->dict : &l->pages[i - 1]) : &l->pages[i];
+		uint32_t index = pi == l->dict ? PQ_VERIFY_DICT : (uint32_t)(pi - l->pages);
 		char pw[320];
 		if (pi == l->dict)
 			snprintf(pw, sizeof pw, "%s, dictionary page", where);
@@ -97,7 +135,10 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, uint64_t *rows_o
 		else if (crc == PQ_CRC_OK)
 			v->crcs++;
 		pq_page_data *pd = NULL;
-		if (pq_page_decode(f, l, pi, dict, &pd, &err) != PQ_OK) {
+		pq_status st = pq_page_decode(f, l, pi, dict, &pd, &err);
+		if (fn)
+			fn(ctx, l, index, pd, st == PQ_OK ? NULL : &err);
+		if (st != PQ_OK) {
 			problem(v, "%s", err.msg);
 			ok = false;
 			if (pi == l->dict)
@@ -111,23 +152,60 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, uint64_t *rows_o
 			pq_page_data_unref(pd);
 		}
 	}
-	const pq_column_meta_data *m = pq_file_chunk_meta(f, rg, col);
-	if (ok && m) {
-		if ((uint64_t)m->num_values != l->num_slots)
-			problem(v, "%s: metadata says %" PRId64 " values, pages hold %" PRIu64, where,
-				m->num_values, l->num_slots);
-		if (m->has_statistics && m->statistics.has_null_count &&
-		    (uint64_t)m->statistics.null_count != nulls)
-			problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
-				m->statistics.null_count, nulls);
-	}
+	res->rows = rows;
+	res->nulls = nulls;
+	res->slots = l->num_slots;
+	res->ok = ok;
 	pq_page_data_unref(dict);
-	pq_chunk_layout_free(l);
-	*rows_out = rows;
-	*rows_ok = ok;
+	pq_chunk_layout_free(own);
 }
 
-void pq_text_verify(const pq_file *f, pq_buf *out)
+static void run_chunk(const pq_file *f, uint32_t rg, uint32_t col, const pq_chunk_layout *l,
+		      pq_verify_page_fn fn, void *ctx, pq_verify_chunk *out)
+{
+	memset(out, 0, sizeof *out);
+	verifier v = {f, &out->text, 0, 0, 0};
+	check_chunk(&v, rg, col, l, fn, ctx, out);
+	out->walk_len = out->text.len;
+	out->walk_problems = v.problems;
+	check_chunk_meta(&v, rg, col, out);
+	out->problems = v.problems;
+	out->pages = v.pages;
+	out->crcs = v.crcs;
+}
+
+void pq_verify_chunk_run(const pq_file *f, uint32_t rg, uint32_t col, const pq_chunk_layout *l,
+			 pq_verify_page_fn fn, void *ctx, pq_verify_chunk *out)
+{
+	run_chunk(f, rg, col, l, fn, ctx, out);
+}
+
+void pq_verify_chunk_reuse(const pq_file *f, uint32_t rg, uint32_t col,
+			   const pq_verify_chunk *from, pq_verify_chunk *out)
+{
+	memset(out, 0, sizeof *out);
+	out->walked = from->walked;
+	out->ok = from->ok;
+	out->rows = from->rows;
+	out->nulls = from->nulls;
+	out->slots = from->slots;
+	verifier v = {f, &out->text, 0, from->pages, from->crcs};
+	pq_buf_append(&out->text, from->text.p, from->walk_len);
+	v.problems = from->walk_problems;
+	out->walk_len = out->text.len;
+	out->walk_problems = v.problems;
+	check_chunk_meta(&v, rg, col, out);
+	out->problems = v.problems;
+	out->pages = v.pages;
+	out->crcs = v.crcs;
+}
+
+void pq_verify_chunk_free(pq_verify_chunk *c)
+{
+	pq_buf_free(&c->text);
+}
+
+void pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf *out)
 {
 	verifier v = {f, out, 0, 0, 0};
 	const pq_file_meta_data *md = &f->md;
@@ -137,14 +215,16 @@ void pq_text_verify(const pq_file *f, pq_buf *out)
 		const pq_row_group *rg = &md->row_groups.v[r];
 		total += rg->num_rows;
 		for (uint32_t c = 0; c < f->num_columns; c++) {
-			uint64_t rows;
-			bool ok;
-			check_chunk(&v, r, c, &rows, &ok);
-			if (ok && rows != (uint64_t)rg->num_rows) {
+			const pq_verify_chunk *k = &chunks[(size_t)r * f->num_columns + c];
+			pq_buf_append(out, k->text.p, k->text.len);
+			v.problems += k->problems;
+			v.pages += k->pages;
+			v.crcs += k->crcs;
+			if (k->ok && k->rows != (uint64_t)rg->num_rows) {
 				char where[256];
 				pq_file_where(f, r, c, where, sizeof where);
 				problem(&v, "%s: row group says %" PRId64 " rows, the column holds %" PRIu64,
-					where, rg->num_rows, rows);
+					where, rg->num_rows, k->rows);
 			}
 		}
 	}
@@ -156,4 +236,21 @@ void pq_text_verify(const pq_file *f, pq_buf *out)
 		pq_buf_printf(out, "FAILED: %" PRIu64 " problems\n", v.problems);
 	else
 		pq_buf_puts(out, "OK\n");
+}
+
+void pq_text_verify(const pq_file *f, pq_buf *out)
+{
+	size_t n = (size_t)f->md.row_groups.n * f->num_columns;
+	pq_verify_chunk *chunks = calloc(n ? n : 1, sizeof *chunks);
+	if (!chunks) {
+		out->oom = true;
+		return;
+	}
+	for (uint32_t r = 0; r < f->md.row_groups.n; r++)
+		for (uint32_t c = 0; c < f->num_columns; c++)
+			run_chunk(f, r, c, NULL, NULL, NULL, &chunks[(size_t)r * f->num_columns + c]);
+	pq_verify_assemble(f, chunks, out);
+	for (size_t i = 0; i < n; i++)
+		pq_verify_chunk_free(&chunks[i]);
+	free(chunks);
 }

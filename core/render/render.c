@@ -15,25 +15,15 @@ const char pq_two_digits[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-static const uint64_t pow10_u64[20] = {
+const uint64_t pq_pow10_u64[20] = {
 	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
 	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
 	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
 	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
 
-/* Decimal digits of v: from its bit length (log10(2) ~ 1233 / 4096), then
- * one comparison. */
-static inline size_t u64_digits(uint64_t v)
-{
-	uint64_t w = v | 1; /* as many digits as v, and 0 has one */
-	unsigned bits = 64u - (unsigned)__builtin_clzll(w);
-	size_t d = (bits * 1233u) >> 12;
-	return d + (w >= pow10_u64[d]);
-}
-
 size_t pq_format_u64(uint64_t v, char *buf)
 {
-	size_t len = u64_digits(v);
+	size_t len = pq_u64_digits(v);
 	char *o = buf + len;
 	*o = '\0';
 	/* from the last digit backwards, two at a time, straight into buf */
