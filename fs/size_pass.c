@@ -143,19 +143,20 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 		*out = pfs_cache_put(fs->meta, &key, s, (size_t)s->footprint, sizes_free);
 	if (rc == 0 && !*out)
 		rc = -ENOMEM;
+	/* Written before the waiters go on (they find the sizes in the cache
+	 * meanwhile, not here): a later load after an eviction finds it. */
+	int wrc = 0;
+	if (measured && fs->opts->index_dir) {
+		wrc = pfs_index_store(fs->opts->index_dir, &ik, pfs_cobj_obj(*out));
+		if (wrc)
+			index_trouble(fs, "cannot write", wrc);
+	}
 	pthread_mutex_lock(&pf->sz_lock);
 	pf->sz_running = false;
-	/* the index holds the sizes (or will once written); -1: not there */
-	pf->sz_index = rc == 0 || run ? 1 : -1;
+	/* 1: the index has the sizes (loaded, or just written); -1: it has not */
+	pf->sz_index = rc == 0 && wrc == 0 && fs->opts->index_dir ? 1 : -1;
 	pthread_cond_broadcast(&pf->sz_cond);
 	pthread_mutex_unlock(&pf->sz_lock);
-	if (measured && fs->opts->index_dir) {
-		int wrc = pfs_index_store(fs->opts->index_dir, &ik, pfs_cobj_obj(*out));
-		if (wrc) {
-			index_trouble(fs, "cannot write", wrc);
-			pf->sz_index = -1;
-		}
-	}
 	return rc == -ENOENT ? -EAGAIN : rc;
 }
 
