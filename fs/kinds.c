@@ -284,6 +284,26 @@ static bool levels_size(const pfs_kctx *c, uint64_t *size)
 	return ok;
 }
 
+/* data.bin's size is the header's uncompressed_page_size: core's body is
+ * exactly that many bytes or fails (and then so does the open), so ls -l
+ * of every page decompresses nothing. */
+static bool body_size(const pfs_kctx *c, uint64_t *size)
+{
+	if (!c->pf->f)
+		return false;
+	pfs_cobj *lo = c->layout;
+	pq_error err;
+	if (!lo && pfs_layout_get(c->fs, c->pf, c->k->rg, c->k->col, &lo, &err) != 0)
+		return false;
+	const pq_page_info *pi = pfs_layout_page(pfs_cobj_obj(lo), c->k->page);
+	bool ok = pi && pi->header.uncompressed_page_size >= 0;
+	if (ok)
+		*size = (uint64_t)pi->header.uncompressed_page_size;
+	if (!c->layout)
+		pfs_cache_release(c->fs->cache, lo);
+	return ok;
+}
+
 /* From the size pass when it ran, else from the page header. */
 static bool page_levels_size(const pfs_kctx *c, uint64_t *size)
 {
@@ -405,7 +425,8 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	[PFS_K_PAGE_HDR_JSON] = {"header.json", PFS_K_PAGE, TEXT(r_page_hdr_json)},
 	[PFS_K_PAGE_RAW] = {"raw.bin", PFS_K_PAGE, .body = PFS_BODY_RANGE, .size = PFS_SZ_EXTENT,
 			    .range = x_page_raw},
-	[PFS_K_PAGE_DATA] = {"data.bin", PFS_K_PAGE, .pool = PFS_POOL_DATA, TEXT(r_page_data)},
+	[PFS_K_PAGE_DATA] = {"data.bin", PFS_K_PAGE, .pool = PFS_POOL_DATA, TEXT(r_page_data),
+			     .quick_size = body_size},
 	[PFS_K_PAGE_VALUES] = {"values.txt", PFS_K_PAGE, .pool = PFS_POOL_DATA,
 			       TEXT(r_page_values), .quick_size = pfs_pass_page_size},
 	[PFS_K_PAGE_LEVELS] = {"levels.txt", PFS_K_PAGE, .present = page_levels,
