@@ -99,11 +99,19 @@ static int run_pass(pfs_fs *fs, pfs_pf *pf, pq_file_sizes **out)
 	return 0;
 }
 
+/* The index serves a file whose bytes have an identity (an unknown one
+ * never validates a cache, pq_io.h). */
+static const char *index_dir(const pfs_fs *fs, const pfs_pf *pf)
+{
+	return pq_source_identity(pf->io)->len ? fs->opts->index_dir : NULL;
+}
+
 int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 {
 	*out = NULL;
 	if (!pf->f)
 		return -EIO;
+	const char *dir = index_dir(fs, pf);
 	pfs_key key = pfs_key_make(pf->gen, PFS_C_SIZES, 0, 0, 0);
 	if ((*out = pfs_cache_get(fs->meta, &key)))
 		return 0;
@@ -112,7 +120,7 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	while (run && pf->sz_running)
 		pthread_cond_wait(&pf->sz_cond, &pf->sz_lock);
 	if ((*out = pfs_cache_get(fs->meta, &key)) || pf->sz_running ||
-	    (!run && (pf->sz_index < 0 || !fs->opts->index_dir))) {
+	    (!run && (pf->sz_index < 0 || !dir))) {
 		pthread_mutex_unlock(&pf->sz_lock);
 		return *out ? 0 : -EAGAIN;
 	}
@@ -122,10 +130,10 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	pq_file_sizes *s = NULL;
 	int rc = -ENOENT;
 	pfs_index_key ik;
-	if (fs->opts->index_dir) {
+	if (dir) {
 		ik = index_key(fs, pf);
 		if (pf->sz_index >= 0)
-			rc = pfs_index_load(fs->opts->index_dir, &ik, pf->nrg, pf->ncol, &s);
+			rc = pfs_index_load(dir, &ik, pf->nrg, pf->ncol, &s);
 		if (rc == -EINVAL)
 			pfs_log(LOG_INFO, "size index: %s: damaged or stale entry %s ignored",
 				pf->src->path, ik.name);
@@ -146,15 +154,15 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	/* Written before the waiters go on (they find the sizes in the cache
 	 * meanwhile, not here): a later load after an eviction finds it. */
 	int wrc = 0;
-	if (measured && fs->opts->index_dir) {
-		wrc = pfs_index_store(fs->opts->index_dir, &ik, pfs_cobj_obj(*out));
+	if (measured && dir) {
+		wrc = pfs_index_store(dir, &ik, pfs_cobj_obj(*out));
 		if (wrc)
 			index_trouble(fs, "cannot write", wrc);
 	}
 	pthread_mutex_lock(&pf->sz_lock);
 	pf->sz_running = false;
 	/* 1: the index has the sizes (loaded, or just written); -1: it has not */
-	pf->sz_index = rc == 0 && wrc == 0 && fs->opts->index_dir ? 1 : -1;
+	pf->sz_index = rc == 0 && wrc == 0 && dir ? 1 : -1;
 	pthread_cond_broadcast(&pf->sz_cond);
 	pthread_mutex_unlock(&pf->sz_lock);
 	return rc == -ENOENT ? -EAGAIN : rc;
