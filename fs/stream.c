@@ -471,8 +471,10 @@ static int step_values(pfs_stream *s)
 	if (s->cur_page == 0) {
 		uint64_t psz;
 		bool failed;
-		if (pass_seg(s, s->cur_rg, &psz, &failed) && failed)
-			return -EIO; /* not a byte of it: its pages' texts would overrun */
+		/* a column's values.txt: not a byte of a failed chunk (its pages'
+		 * texts would overrun its placeholder); a chunk's own fails at open */
+		if (s->chunk_kind != s->kind && pass_seg(s, s->cur_rg, &psz, &failed) && failed)
+			return -EIO;
 		s->seg_start = s->pos;
 		s->seg_whole = true;
 	}
