@@ -20,7 +20,7 @@ int pfs_status_to_errno(pq_status st)
 	return e > 0 ? e : EIO;
 }
 
-static void text_free(void *p)
+void pfs_text_free(void *p)
 {
 	pfs_text *t = p;
 	if (t) {
@@ -56,7 +56,7 @@ static int cache_text(pfs_fs *fs, const pfs_key *k, pq_buf *b, pfs_cobj **out)
 	uint8_t *shrunk = t->len ? realloc(t->p, t->len) : NULL;
 	if (shrunk)
 		t->p = shrunk;
-	*out = pfs_cache_put(pfs_cache_for(fs, (pfs_kind)k->kind), k, t, t->len, text_free);
+	*out = pfs_cache_put(pfs_cache_for(fs, (pfs_kind)k->kind), k, t, t->len, pfs_text_free);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -221,9 +221,46 @@ int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out)
 
 void pfs_node_set_size(pfs_fs *fs, pfs_node *n, uint64_t size)
 {
-	uint64_t old = atomic_exchange(&n->size, size);
-	if (old != size && pfs_kind_is_aggregate((pfs_kind)n->key.kind))
-		pfs_notify_inode(fs->notify, n->ino);
+	(void)fs;
+	uint64_t old = PFS_SIZE_UNKNOWN;
+	if (!atomic_compare_exchange_strong(&n->size, &old, size) && old != size)
+		pfs_log(LOG_WARNING, "%s: inode %llu: %llu bytes measured, %llu rendered",
+			n->src ? n->src->path : "?", (unsigned long long)n->ino,
+			(unsigned long long)old, (unsigned long long)size);
+}
+
+static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, pfs_node *n, uint64_t *size);
+
+/* An aggregate's size from the size pass (run: may run it). */
+static int pass_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n, bool run, uint64_t *size)
+{
+	uint64_t sz = atomic_load(&n->size);
+	if (sz != PFS_SIZE_UNKNOWN) {
+		*size = sz;
+		return 0;
+	}
+	pfs_cobj *so;
+	int rc = pfs_sizes_get(fs, pf, run, &so);
+	if (rc)
+		return rc;
+	bool ok = pfs_sizes_entry(pfs_cobj_obj(so), &n->key, &sz);
+	pfs_cache_release(fs->meta, so);
+	/* verify.txt reports problems rather than failing: if the pass could
+	 * not tell its size, rendering it can */
+	if (!ok && n->key.kind == PFS_K_VERIFY)
+		return text_size(fs, pf, NULL, n, size);
+	if (!ok)
+		return -EIO;
+	atomic_store(&n->size, sz);
+	*size = sz;
+	return 0;
+}
+
+bool pfs_content_size_ready(pfs_fs *fs, pfs_pf *pf, pfs_node *n)
+{
+	uint64_t sz;
+	return pfs_kind_info(n->key.kind)->size != PFS_SZ_PASS || !pf || !pf->f ||
+	       pass_size(fs, pf, n, false, &sz) == 0;
 }
 
 /* Size of a whole-text entry: render it (once; the text stays cached).
@@ -263,6 +300,18 @@ int pfs_chunk_text_size(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint
 		*size = sz;
 		return 0;
 	}
+	/* from the size pass when it ran (ls -lR after one renders nothing);
+	 * never a pass for one chunk's sake */
+	pfs_cobj *so;
+	if (pfs_sizes_get(fs, pf, false, &so) == 0) {
+		sz = pfs_sizes_chunk_text(pfs_cobj_obj(so), kind == PFS_K_CHUNK_LEVELS, rg, col);
+		pfs_cache_release(fs->meta, so);
+		if (sz != PQ_SIZE_FAILED) {
+			atomic_store(&n->size, sz);
+			*size = sz;
+			return 0;
+		}
+	}
 	pq_error err;
 	pfs_cobj *lo;
 	int rc = pfs_layout_get(fs, pf, rg, col, &lo, &err);
@@ -286,7 +335,7 @@ int pfs_chunk_text_size(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint
 	return 0;
 }
 
-uint64_t pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n)
+static uint64_t plain_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n)
 {
 	const pfs_key *k = &n->key;
 	const pfs_kind_desc *d = pfs_kind_info(k->kind);
@@ -297,9 +346,8 @@ uint64_t pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n)
 	switch (d->size) {
 	case PFS_SZ_NONE:
 		return 0;
-	case PFS_SZ_AFTER:
-		sz = atomic_load(&n->size);
-		return sz == PFS_SIZE_UNKNOWN ? 0 : sz;
+	case PFS_SZ_PASS:
+		return 0; /* pfs_content_size's */
 	case PFS_SZ_EXTENT:
 		c.err = &err;
 		if (d->body == PFS_BODY_MEM)
@@ -316,4 +364,16 @@ uint64_t pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n)
 		return text_size(fs, pf, NULL, n, &sz) ? 0 : sz;
 	}
 	return 0;
+}
+
+int pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n, uint64_t *size)
+{
+	*size = 0;
+	if (pfs_kind_info(n->key.kind)->size != PFS_SZ_PASS) {
+		*size = plain_size(fs, pf, n);
+		return 0;
+	}
+	if (!pf->f)
+		return 0;
+	return pass_size(fs, pf, n, true, size);
 }

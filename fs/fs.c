@@ -2,10 +2,37 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include <stdio.h>
+#include <xxhash.h>
 
 #include "pfs_internal.h"
 #include "pq_keyring.h"
+
+/* The size index keys hold a fingerprint of the key_file: other keys may
+ * decrypt what these could not (and so change sizes). */
+static void key_fingerprint(const char *path, uint8_t fp[16])
+{
+	FILE *f = fopen(path, "rb");
+	XXH3_state_t *st = XXH3_createState();
+	if (f && st && XXH3_128bits_reset(st) == XXH_OK) {
+		char buf[4096];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+			XXH3_128bits_update(st, buf, n);
+		XXH128_canonical_t c;
+		XXH128_canonicalFromHash(&c, XXH3_128bits_digest(st));
+		memcpy(fp, c.digest, 16);
+		explicit_bzero(buf, sizeof buf);
+	} else {
+		memset(fp, 0xff, 16); /* unknown: never the "no keys" of zeros */
+	}
+	XXH3_freeState(st);
+	if (f)
+		fclose(f);
+}
 
 pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 {
@@ -27,6 +54,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 			free(fs);
 			return st;
 		}
+		key_fingerprint(opts->key_file, fs->key_fp);
 	}
 	fs->inodes = pfs_inodes_new();
 	fs->sources = pfs_sources_new(opts->source_abs, opts->source_is_file);

@@ -289,6 +289,32 @@ static bool levels_size(const pfs_kctx *c, uint64_t *size)
 	return ok;
 }
 
+/* data.bin's size is the header's uncompressed_page_size: core's body is
+ * exactly that many bytes or fails (and then so does the open), so ls -l
+ * of every page decompresses nothing. */
+static bool body_size(const pfs_kctx *c, uint64_t *size)
+{
+	if (!c->pf->f)
+		return false;
+	pfs_cobj *lo = c->layout;
+	pq_error err;
+	if (!lo && pfs_layout_get(c->fs, c->pf, c->k->rg, c->k->col, &lo, &err) != 0)
+		return false;
+	const pq_page_info *pi = pfs_layout_page(pfs_cobj_obj(lo), c->k->page);
+	bool ok = pi && pi->header.uncompressed_page_size >= 0;
+	if (ok)
+		*size = (uint64_t)pi->header.uncompressed_page_size;
+	if (!c->layout)
+		pfs_cache_release(c->fs->cache, lo);
+	return ok;
+}
+
+/* From the size pass when it ran, else from the page header. */
+static bool page_levels_size(const pfs_kctx *c, uint64_t *size)
+{
+	return pfs_pass_page_size(c, size) || levels_size(c, size);
+}
+
 /* ---- binary entries --------------------------------------------------------------------- */
 
 static int m_footer(const pfs_kctx *c, const uint8_t **p, uint64_t *len)
@@ -357,18 +383,19 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	[PFS_K_META_JSON] = {"metadata.json", PFS_K_FILE, .present = file_ok, TEXT(r_meta_json)},
 	[PFS_K_FOOTER] = {"footer.bin", PFS_K_FILE, .present = file_ok, .body = PFS_BODY_MEM,
 			  .size = PFS_SZ_EXTENT, .mem = m_footer},
-	/* rendered whole at open (it is one pass over the file), size after */
+	/* its size and text come from the size pass (which checks what it
+	 * checks); the text is rendered again only when evicted */
 	[PFS_K_VERIFY] = {"verify.txt", PFS_K_FILE, .present = file_ok, .pool = PFS_POOL_DATA,
-			  .body = PFS_BODY_TEXT, .size = PFS_SZ_AFTER, .render = r_verify},
-	[PFS_K_CSV] = {"data.csv", PFS_K_FILE, .present = file_ok, .size = PFS_SZ_AFTER,
+			  .body = PFS_BODY_TEXT, .size = PFS_SZ_PASS, .render = r_verify},
+	[PFS_K_CSV] = {"data.csv", PFS_K_FILE, .present = file_ok, .size = PFS_SZ_PASS,
 		       STREAM(pfs_stream_csv, PFS_K_RG_CSV)},
-	[PFS_K_JSONL] = {"data.jsonl", PFS_K_FILE, .present = file_ok, .size = PFS_SZ_AFTER,
+	[PFS_K_JSONL] = {"data.jsonl", PFS_K_FILE, .present = file_ok, .size = PFS_SZ_PASS,
 			 STREAM(pfs_stream_jsonl, PFS_K_RG_JSONL)},
 	[PFS_K_FILE_PARQUET] = {"file.parquet", PFS_K_FILE, .present = file_ok,
 				.body = PFS_BODY_RANGE, .size = PFS_SZ_EXTENT, .range = x_file},
 	[PFS_K_COLUMNS] = {DIR("columns", PFS_K_FILE), .present = file_ok},
 	[PFS_K_COLUMN] = {DIR(NULL, PFS_K_COLUMNS), .naming = PFS_NAME_COLUMN},
-	[PFS_K_COLUMN_VALUES] = {"values.txt", PFS_K_COLUMN, .size = PFS_SZ_AFTER,
+	[PFS_K_COLUMN_VALUES] = {"values.txt", PFS_K_COLUMN, .size = PFS_SZ_PASS,
 				 STREAM(pfs_stream_pages, PFS_K_CHUNK_VALUES)},
 	[PFS_K_COLUMN_STATS] = {"stats.txt", PFS_K_COLUMN, TEXT(r_column_stats)},
 	[PFS_K_RGS] = {DIR("row_groups", PFS_K_FILE), .present = file_ok},
@@ -377,9 +404,9 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	[PFS_K_RG] = {DIR(NULL, PFS_K_RGS), .naming = PFS_NAME_RG},
 	[PFS_K_RG_META_TXT] = {"metadata.txt", PFS_K_RG, TEXT(r_rg_meta_txt)},
 	[PFS_K_RG_META_JSON] = {"metadata.json", PFS_K_RG, TEXT(r_rg_meta_json)},
-	[PFS_K_RG_CSV] = {"data.csv", PFS_K_RG, .size = PFS_SZ_AFTER,
+	[PFS_K_RG_CSV] = {"data.csv", PFS_K_RG, .size = PFS_SZ_PASS,
 			  STREAM(pfs_stream_csv, PFS_K_RG_CSV)},
-	[PFS_K_RG_JSONL] = {"data.jsonl", PFS_K_RG, .size = PFS_SZ_AFTER,
+	[PFS_K_RG_JSONL] = {"data.jsonl", PFS_K_RG, .size = PFS_SZ_PASS,
 			    STREAM(pfs_stream_jsonl, PFS_K_RG_JSONL)},
 	[PFS_K_RG_COLUMNS] = {DIR("columns", PFS_K_RG)},
 
@@ -416,17 +443,19 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	[PFS_K_PAGE_HDR_JSON] = {"header.json", PFS_K_PAGE, TEXT(r_page_hdr_json)},
 	[PFS_K_PAGE_RAW] = {"raw.bin", PFS_K_PAGE, .body = PFS_BODY_RANGE, .size = PFS_SZ_EXTENT,
 			    .range = x_page_raw},
-	[PFS_K_PAGE_DATA] = {"data.bin", PFS_K_PAGE, .pool = PFS_POOL_DATA, TEXT(r_page_data)},
+	[PFS_K_PAGE_DATA] = {"data.bin", PFS_K_PAGE, .pool = PFS_POOL_DATA, TEXT(r_page_data),
+			     .quick_size = body_size},
 	[PFS_K_PAGE_VALUES] = {"values.txt", PFS_K_PAGE, .pool = PFS_POOL_DATA,
-			       TEXT(r_page_values)},
+			       TEXT(r_page_values), .quick_size = pfs_pass_page_size},
 	[PFS_K_PAGE_LEVELS] = {"levels.txt", PFS_K_PAGE, .present = page_levels,
 			       .pool = PFS_POOL_DATA, TEXT(r_page_levels),
-			       .quick_size = levels_size},
+			       .quick_size = page_levels_size},
 
 	/* cache-only objects */
 	[PFS_C_LAYOUT] = {.cache_only = true},
 	[PFS_C_PAGE_DATA] = {.cache_only = true, .pool = PFS_POOL_DATA},
 	[PFS_C_CSV_HEADER] = {.cache_only = true, .body = PFS_BODY_TEXT, .render = r_csv_header},
+	[PFS_C_SIZES] = {.cache_only = true},
 };
 
 const pfs_kind_desc *pfs_kind_info(uint32_t kind)
@@ -446,7 +475,7 @@ bool pfs_kind_is_stream(pfs_kind k)
 
 bool pfs_kind_is_aggregate(pfs_kind k)
 {
-	return pfs_kind_info(k)->size == PFS_SZ_AFTER;
+	return pfs_kind_info(k)->size == PFS_SZ_PASS;
 }
 
 bool pfs_kind_is_staging(pfs_kind k)

@@ -40,8 +40,9 @@ typedef enum pfs_sizing {
 	PFS_SZ_PAGES,     /* the sum of the chunk's page texts (its segment kind) */
 	PFS_SZ_CHECK,     /* an error.txt: the length of the check's message,
 			     * remembered in the node (0: sound, and not listed) */
-	PFS_SZ_AFTER,     /* an aggregate: unknown (0, direct_io) until rendered
-			     * to the end once; then recorded and the kernel told */
+	PFS_SZ_PASS,      /* an aggregate: exact from the file's size pass
+			     * (size_pass.c: the size index, else one pass over
+			     * the whole file at the first stat that needs it) */
 } pfs_sizing;
 
 /* What a kind's functions see. k is the entry's key (for present(): the
@@ -97,6 +98,10 @@ typedef struct pfs_kind_desc {
 
 /* The row of a kind (PFS_K_NONE's for values out of range). */
 const pfs_kind_desc *pfs_kind_info(uint32_t kind);
+
+/* size_pass.c: a data page's values.txt / levels.txt size from the size
+ * pass, when it ran (a quick_size). */
+bool pfs_pass_page_size(const pfs_kctx *c, uint64_t *size);
 
 /* stream.c's set-ups, named by the table. */
 int pfs_stream_csv(pfs_stream *s);

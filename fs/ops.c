@@ -77,8 +77,9 @@ static int resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, res *r)
 	return 0;
 }
 
-static void make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *base,
-		      struct stat *st)
+/* 0, or -errno when an aggregate's size could not be measured. */
+static int make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *base,
+		     struct stat *st)
 {
 	pfs_kind k = (pfs_kind)n->key.kind;
 	memset(st, 0, sizeof *st);
@@ -95,9 +96,11 @@ static void make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *ba
 	st->st_mtim = base->st_mtim;
 	st->st_ctim = base->st_ctim;
 	st->st_blksize = 4096;
-	if (!dir && pf)
-		st->st_size = (off_t)pfs_content_size(fs, pf, n);
+	uint64_t size = 0;
+	int rc = !dir && pf ? pfs_content_size(fs, pf, n, &size) : 0;
+	st->st_size = (off_t)size;
 	st->st_blocks = (st->st_size + 511) / 512;
+	return rc;
 }
 
 static double timeout_of(const pfs_node *n)
@@ -145,7 +148,8 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (rc)
 		goto out;
-	make_attr(fs, n, in_file(n) ? pf : NULL, &base, &e.attr);
+	if ((rc = make_attr(fs, n, in_file(n) ? pf : NULL, &base, &e.attr)))
+		goto out;
 	e.ino = n->ino;
 	e.attr_timeout = e.entry_timeout = timeout_of(n);
 out:
@@ -177,10 +181,13 @@ static void pfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		return;
 	}
 	struct stat st;
-	make_attr(fs, r.n, r.pf, &r.base, &st);
+	rc = make_attr(fs, r.n, r.pf, &r.base, &st);
 	double t = timeout_of(r.n);
 	res_done(&r);
-	fuse_reply_attr(req, &st, t);
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &st, t);
 }
 
 /* ---- directories ------------------------------------------------------------------------ */
@@ -381,8 +388,16 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off, struct fuse_file_
 						continue; /* gone since listed */
 				} else if (de->src && src_child(fs, de->src, &cn, &base)) {
 					continue; /* vanished since opendir */
-				} else {
-					make_attr(fs, n, in_file(n) ? d->pf : NULL, &base, &e.attr);
+				} else if (in_file(n) && !pfs_content_size_ready(fs, d->pf, n)) {
+					/* Its size costs a size pass, which a listing
+					 * (ls, find) must not: no attributes (ino 0),
+					 * the kernel looks it up when a stat asks. */
+					e.ino = 0;
+					e.attr.st_ino = n->ino;
+					e.attr.st_mode = S_IFREG;
+				} else if (make_attr(fs, n, in_file(n) ? d->pf : NULL, &base, &e.attr)) {
+					e.ino = 0; /* not measurable now: looked up later */
+					e.attr.st_ino = n->ino;
 				}
 				e.attr_timeout = e.entry_timeout = t;
 			} else {
@@ -494,9 +509,6 @@ static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 			const pfs_text *t = pfs_cobj_obj(h->text);
 			h->p = t->p;
 			h->len = t->len;
-			/* an aggregate rendered whole (verify.txt): its size is known now */
-			if (d->size == PFS_SZ_AFTER)
-				pfs_node_set_size(fs, n, t->len);
 		}
 		break;
 	case PFS_BODY_NONE:
@@ -504,15 +516,11 @@ static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 	}
 	if (rc)
 		return rc;
-	/* An aggregate is read around the page cache: its st_size was 0 until
-	 * rendered, and the kernel may still hold that size (the invalidation
-	 * is asynchronous) when this open comes; direct_io reads are not cut
-	 * at st_size. The rest is cached across opens: it cannot change within
-	 * a file generation. */
-	if (pfs_kind_is_aggregate(kind))
-		fi->direct_io = 1;
-	else
-		fi->keep_cache = 1;
+	/* Every size is exact from the first stat (aggregates by the size
+	 * pass), and nothing changes within a file generation (a new one has
+	 * new inodes): everything goes through the page cache, kept across
+	 * opens, and mmap works. */
+	fi->keep_cache = 1;
 	fi->noflush = 1;
 	return 0;
 }

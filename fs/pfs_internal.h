@@ -9,6 +9,8 @@
  *   cache.c   bounded LRU of layouts, decoded pages and rendered texts
  *   content.c bytes and sizes of each entry kind, via core/include/pq_file.h
  *   stream.c  resumable rendering of the large aggregate entries
+ *   size_pass.c the aggregates' sizes: cache, size index (size_index.c),
+ *             else one size pass per file generation
  *   notify.c  kernel cache invalidation, off the request threads
  *   ops.c     the FUSE low-level operations of the read-only tree
  *   live.c    the open handles (freed at exit when no release came)
@@ -34,6 +36,10 @@
 
 #define PFS_DICT UINT32_MAX            /* "page" number of a dictionary page */
 #define PFS_SIZE_UNKNOWN UINT64_MAX
+/* What a segment the size pass could not measure (a page that does not
+ * decode) counts in the st_size of the entries holding it: a reader
+ * reaches it and gets EIO (size_pass.c). */
+#define PFS_FAILED_BYTES 1
 #define PFS_META_MIN ((uint64_t)16 << 20) /* least memory for layouts and metadata */
 
 /* Timeouts (seconds). Entries whose content is fixed by a file generation
@@ -102,6 +108,7 @@ typedef enum pfs_kind {
 	PFS_C_LAYOUT,         /* pq_chunk_layout (rg, col) */
 	PFS_C_PAGE_DATA,      /* pq_page_data (rg, col, page) */
 	PFS_C_CSV_HEADER,     /* text of the CSV header line */
+	PFS_C_SIZES,          /* pq_file_sizes of the generation (size_pass.c) */
 	PFS_K_COUNT
 } pfs_kind;
 
@@ -134,7 +141,7 @@ uint64_t pfs_key_hash(const pfs_key *k);
 /* Lookups in the table of kinds (kinds.c, kinds.h). */
 bool pfs_kind_is_dir(pfs_kind k);
 bool pfs_kind_is_stream(pfs_kind k);
-/* True for entries whose size is only known after rendering them. */
+/* True for the aggregates: entries whose size comes from the size pass. */
 bool pfs_kind_is_aggregate(pfs_kind k);
 bool pfs_kind_is_staging(pfs_kind k);
 
@@ -193,6 +200,12 @@ struct pfs_pf {
 	pq_status status;          /* why not */
 	char *msg;                 /* one-line error (when f is NULL) */
 	uint32_t nrg, ncol;
+	/* the size pass (size_pass.c): one at a time, the others wait */
+	pthread_mutex_t sz_lock;
+	pthread_cond_t sz_cond;
+	bool sz_running;           /* a pass (or index load) is under way */
+	int sz_index;              /* under sz_lock: 0 untried, 1 has the sizes, -1 has not */
+	atomic_bool sz_cancel;     /* the generation was retired: stop its pass */
 };
 
 /* Stats the entry and compares its identity with what it was: a changed or vanished
@@ -270,6 +283,7 @@ typedef struct pfs_text {
 	uint8_t *p;
 	size_t len;
 } pfs_text;
+void pfs_text_free(void *text); /* a pfs_cache_put free_fn */
 
 /* ---- notify.c ---------------------------------------------------------------- */
 
@@ -318,6 +332,11 @@ struct pfs_fs {
 	 * without one). Files are matched by their path under SOURCE
 	 * (single-file SOURCE: its name), as pq_file_open's name. */
 	pq_keyring *keys;
+	/* XXH3-128 of key_file's bytes (zeros without one): part of every
+	 * size index key, as the keys decide what decrypts */
+	uint8_t key_fp[16];
+	atomic_bool index_warned;      /* the index dir's trouble was logged */
+	atomic_uint_fast64_t size_passes; /* size passes run (tests count the log lines) */
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
 	/* Open file and directory handles (live.c). */
 	pthread_mutex_t live_lock;
@@ -364,9 +383,13 @@ int pfs_tree_lookup(pfs_fs *fs, pfs_pf *pf, const pfs_key *dir, const char *name
 
 /* ---- content.c ---------------------------------------------------------------- */
 
-/* The size of an entry: exact, or (for aggregates not yet rendered)
- * PFS_SIZE_UNKNOWN. Errors of bad chunks/pages give 0 (their reads fail). */
-uint64_t pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n);
+/* The size of an entry (0 and *size), exact. Errors of bad chunks/pages
+ * give 0 bytes (their reads fail); an aggregate whose size pass could not
+ * run gives -errno. */
+int pfs_content_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n, uint64_t *size);
+/* Whether the size is known without a size pass (listings answer the
+ * entries whose size is not without their attributes). */
+bool pfs_content_size_ready(pfs_fs *fs, pfs_pf *pf, pfs_node *n);
 /* Whole-buffer entries (texts, small binaries): rendered or cached text. */
 int pfs_content_text(pfs_fs *fs, pfs_pf *pf, const pfs_key *k, pfs_cobj **out);
 /* The same for a page entry, with the chunk's layout held by the caller. */
@@ -401,9 +424,30 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **bu
 void pfs_stream_read_done(pfs_stream *s);
 void pfs_stream_free(pfs_stream *s);
 
-/* Records an aggregate's size once known; tells the kernel when it was
- * unknown before (so st_size becomes exact). */
+/* Records a segment's size as rendered (a seek later starts at it); a
+ * size known before is kept, a different one logged (a size pass that
+ * disagrees with the renderer). */
 void pfs_node_set_size(pfs_fs *fs, pfs_node *n, uint64_t size);
+
+/* ---- size_pass.c ----------------------------------------------------------------- */
+
+#include "pq_sizes.h"
+
+void pfs_pf_sizes_init(pfs_pf *pf);
+void pfs_pf_sizes_fini(pfs_pf *pf);
+/* The generation's sizes (a held meta cache entry of a pq_file_sizes):
+ * from memory, else the size index, else (with run) one size pass that
+ * concurrent callers wait for. Without run: -EAGAIN when only a pass
+ * could tell (nothing waits). */
+int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out);
+/* The st_size of an aggregate, a chunk's values/levels or a data page's
+ * values/levels by the sizes (failed segments count PFS_FAILED_BYTES);
+ * false when they cannot tell (then it is found by rendering). */
+bool pfs_sizes_entry(const pq_file_sizes *s, const pfs_key *k, uint64_t *size);
+/* A row group's rows (no header), a chunk's text: PQ_SIZE_FAILED when it failed. */
+uint64_t pfs_sizes_rg_body(const pq_file_sizes *s, bool jsonl, uint32_t rg);
+uint64_t pfs_sizes_chunk_text(const pq_file_sizes *s, bool levels, uint32_t rg, uint32_t col);
+const pq_chunk_sizes *pfs_sizes_chunk(const pq_file_sizes *s, uint32_t rg, uint32_t col);
 
 /* ---- staging.c ------------------------------------------------------------------ */
 

@@ -21,6 +21,7 @@ typedef struct pfs_options {
 	char *key_file;
 	char *cache_size_s;
 	char *staging;
+	char *index_dir_s;
 	char *codec_s, *compression_level_s, *row_group_rows_s, *page_size_s,
 	    *data_page_version_s, *dictionary_s, *bloom_filter, *page_index_s,
 	    *crc_s, *bloom_fpp_s, *encrypt, *encrypt_columns,
@@ -34,6 +35,9 @@ typedef struct pfs_options {
 	char *source_abs;     /* realpath of SOURCE */
 	bool source_is_file;  /* SOURCE is one Parquet file */
 	uint64_t cache_size;
+	/* The size index's directory (absolute), NULL for none (index_dir=none,
+	 * or no cache directory to default to). */
+	char *index_dir;
 	/* The writer options (staging/ and parquetfs-convert alike): the core
 	 * defaults with codec= ... bloom_fpp= applied; bloom_columns points
 	 * into bloom_list. No encryption keys (resolved per file). */

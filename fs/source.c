@@ -232,6 +232,8 @@ static pfs_pf *retire_locked(pfs_fs *fs, pfs_src *s)
 	uint64_t gen = s->gen;
 	s->pf = NULL;
 	s->gen = 0;
+	if (old) /* a size pass of the old bytes is of no use any more */
+		atomic_store(&old->sz_cancel, true);
 	if (!gen)
 		return old;
 	pfs_cache_drop_gen(fs->cache, gen);
@@ -308,6 +310,7 @@ static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen)
 	pf->gen = gen;
 	pf->src = s;
 	pf->st = s->st; /* the attributes the generation was taken from */
+	pfs_pf_sizes_init(pf);
 	pq_error err = {0};
 	if (backend(fs)->ops->open(backend(fs)->be, s->rel, &pf->io, &err) == PQ_OK) {
 		const char *name = s->rel[0] ? s->rel : s->name;
@@ -362,6 +365,7 @@ void pfs_pf_unref(pfs_pf *pf)
 		return;
 	if (pf->f)
 		pq_file_free(pf->f);
+	pfs_pf_sizes_fini(pf);
 	pq_source_unref(pf->io);
 	free(pf->msg);
 	free(pf);

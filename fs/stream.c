@@ -8,9 +8,11 @@
  * where the previous one stopped, and reads that arrive a little out of
  * order (kernel readahead on several threads) are served from the window.
  * A read elsewhere restarts at the last segment boundary before it whose
- * offset is known: segment sizes are remembered in the inode table (the
- * size of the row group's data.csv, of a page's values.txt ...), so a seek
- * into a file that was read once renders only the segment it lands in. */
+ * offset is known: segment sizes come from the file's size pass (held by
+ * the stream; size_pass.c), else from the inode table (sizes recorded as
+ * segments were rendered), so `tail -c` renders only the segment it lands
+ * in. A segment the pass could not measure fails at its start (EIO): its
+ * placeholder bytes (PFS_FAILED_BYTES) are never served as content. */
 #include "config.h"
 
 #include <errno.h>
@@ -51,6 +53,7 @@ struct pfs_stream {
 	uint32_t col, rg_lo, rg_hi;
 	pfs_kind page_kind;     /* PFS_K_PAGE_VALUES or _LEVELS (values family) */
 	pfs_kind chunk_kind;    /* PFS_K_CHUNK_VALUES or _LEVELS */
+	pfs_cobj *sizes;        /* the size pass's pq_file_sizes, held (or NULL) */
 
 	pthread_mutex_t lock;
 	/* the cursor: the next byte to render is at offset pos */
@@ -87,12 +90,51 @@ static void record_size(pfs_stream *s, pfs_kind kind, uint32_t rg, uint32_t col,
 		pfs_node_set_size(s->fs, n, size);
 }
 
+static const pq_file_sizes *pass(pfs_stream *s)
+{
+	if (!s->sizes)
+		(void)pfs_sizes_get(s->fs, s->pf, false, &s->sizes);
+	return s->sizes ? pfs_cobj_obj(s->sizes) : NULL;
+}
+
+/* By the size pass: whether row group rg (rows) or chunk rg (values)
+ * failed, and its size (a failed one: PFS_FAILED_BYTES). */
+static bool pass_seg(pfs_stream *s, uint32_t rg, uint64_t *size, bool *failed)
+{
+	const pq_file_sizes *ps = pass(s);
+	if (!ps)
+		return false;
+	uint64_t v = s->rows ? pfs_sizes_rg_body(ps, s->fmt == PQ_ROWS_JSONL, rg)
+			     : pfs_sizes_chunk_text(ps, s->chunk_kind == PFS_K_CHUNK_LEVELS, rg,
+						    s->col);
+	*failed = v == PQ_SIZE_FAILED;
+	*size = *failed ? PFS_FAILED_BYTES : v;
+	return true;
+}
+
+/* A page's text size by the size pass, when it ran and its page count is
+ * the layout's (np); PFS_SIZE_UNKNOWN otherwise. */
+static uint64_t pass_page(pfs_stream *s, uint32_t rg, uint32_t page, uint32_t np)
+{
+	const pq_file_sizes *ps = pass(s);
+	const pq_chunk_sizes *cs = ps ? pfs_sizes_chunk(ps, rg, s->col) : NULL;
+	if (!cs || cs->num_pages != np || page >= np)
+		return PFS_SIZE_UNKNOWN;
+	uint64_t v = s->page_kind == PFS_K_PAGE_LEVELS ? cs->pages[page].levels
+						       : cs->pages[page].values;
+	return v == PQ_SIZE_FAILED ? PFS_SIZE_UNKNOWN : v;
+}
+
 /* Row group body size (its rows, without the header), if known. */
 static uint64_t rg_body(pfs_stream *s, uint32_t rg)
 {
+	uint64_t sz;
+	bool failed;
+	if (pass_seg(s, rg, &sz, &failed))
+		return sz;
 	if (s->fmt == PQ_ROWS_JSONL)
 		return known_size(s, PFS_K_RG_JSONL, rg, 0, 0);
-	uint64_t sz = known_size(s, PFS_K_RG_CSV, rg, 0, 0);
+	sz = known_size(s, PFS_K_RG_CSV, rg, 0, 0);
 	return sz == PFS_SIZE_UNKNOWN || sz < s->hdr_len ? PFS_SIZE_UNKNOWN : sz - s->hdr_len;
 }
 
@@ -265,6 +307,7 @@ void pfs_stream_free(pfs_stream *s)
 	if (s->rr)
 		pq_row_reader_free(s->rr);
 	pfs_cache_release(s->fs->cache, s->lo);
+	pfs_cache_release(s->fs->meta, s->sizes);
 	pq_buf_free(&s->win);
 	pthread_mutex_destroy(&s->lock);
 	pfs_pf_unref(s->pf);
@@ -285,8 +328,12 @@ static int seek(pfs_stream *s, uint64_t off)
 	}
 	if (!in_hdr) {
 		for (; rg < s->rg_hi; rg++) {
-			uint64_t sz = s->rows ? rg_body(s, rg)
-					      : known_size(s, s->chunk_kind, rg, s->col, 0);
+			uint64_t sz;
+			bool failed;
+			if (s->rows)
+				sz = rg_body(s, rg);
+			else if (!pass_seg(s, rg, &sz, &failed))
+				sz = known_size(s, s->chunk_kind, rg, s->col, 0);
 			if (sz == PFS_SIZE_UNKNOWN || start + sz > off)
 				break;
 			start += sz;
@@ -297,7 +344,9 @@ static int seek(pfs_stream *s, uint64_t off)
 			if (rc)
 				return rc;
 			for (; page < np; page++) {
-				uint64_t sz = known_size(s, s->page_kind, rg, s->col, page);
+				uint64_t sz = pass_page(s, rg, page, np);
+				if (sz == PFS_SIZE_UNKNOWN)
+					sz = known_size(s, s->page_kind, rg, s->col, page);
 				if (sz == PFS_SIZE_UNKNOWN || start + sz > off)
 					break;
 				start += sz;
@@ -349,6 +398,12 @@ static int step_rows(pfs_stream *s)
 	if (s->cur_rg >= s->rg_hi) {
 		finish(s);
 		return 0;
+	}
+	uint64_t psz;
+	bool failed;
+	if (!s->rr && pass_seg(s, s->cur_rg, &psz, &failed) && failed) {
+		pfs_log(LOG_DEBUG, "%s: row group %u cannot be read", s->pf->src->path, s->cur_rg);
+		return -EIO;
 	}
 	pq_status st;
 	prefetch *ready = s->rr ? NULL : prefetch_join(s, s->cur_rg);
@@ -414,6 +469,12 @@ static int step_values(pfs_stream *s)
 	if (rc)
 		return rc;
 	if (s->cur_page == 0) {
+		uint64_t psz;
+		bool failed;
+		/* a column's values.txt: not a byte of a failed chunk (its pages'
+		 * texts would overrun its placeholder); a chunk's own fails at open */
+		if (s->chunk_kind != s->kind && pass_seg(s, s->cur_rg, &psz, &failed) && failed)
+			return -EIO;
 		s->seg_start = s->pos;
 		s->seg_whole = true;
 	}

@@ -25,6 +25,7 @@ static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("key_file=%s", key_file),
 	PFS_OPT("cache_size=%s", cache_size_s),
 	PFS_OPT("staging=%s", staging),
+	PFS_OPT("index_dir=%s", index_dir_s),
 	PFS_OPT("codec=%s", codec_s),
 	PFS_OPT("compression_level=%s", compression_level_s),
 	PFS_OPT("row_group_rows=%s", row_group_rows_s),
@@ -98,6 +99,9 @@ void pfs_options_help(const char *prog)
 	       "                           suffixes K, M, G, T)\n"
 	       "    -o staging=NAME        name of the staging folder (default staging;\n"
 	       "                           -o ro removes it)\n"
+	       "    -o index_dir=DIR       where the sizes of data.csv, values.txt ... are kept\n"
+	       "                           between mounts (default $XDG_CACHE_HOME/parquetfs,\n"
+	       "                           else ~/.cache/parquetfs; none: memory only)\n"
 	       "\n"
 	       "writer defaults for files written through staging/:\n"
 	       "    -o codec=NAME          uncompressed, snappy, gzip, brotli, zstd, lz4_raw\n"
@@ -227,6 +231,53 @@ static bool check_encryption(pfs_options *o, char *msg, size_t msglen)
 	return true;
 }
 
+/* "DIR/SUB", freshly allocated (NULL when out of memory). */
+static char *join(const char *dir, const char *sub)
+{
+	size_t n = strlen(dir) + 1 + strlen(sub) + 1;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", dir, sub);
+	return p;
+}
+
+/* The size index's directory: as given (made absolute: the daemon leaves
+ * its working directory when it goes to the background), none, or the
+ * user's cache directory. It need not exist (made at the first write). */
+static bool check_index_dir(pfs_options *o, char *msg, size_t msglen)
+{
+	const char *s = o->index_dir_s;
+	if (s && !strcmp(s, "none"))
+		return true;
+	if (s && !*s) {
+		snprintf(msg, msglen, "index_dir=: expected a directory or none");
+		return false;
+	}
+	if (s && s[0] == '/') {
+		o->index_dir = strdup(s);
+	} else if (s) {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd)) {
+			snprintf(msg, msglen, "index_dir=%s: %s", s, strerror(errno));
+			return false;
+		}
+		o->index_dir = join(cwd, s);
+	} else {
+		const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+		if (xdg && xdg[0] == '/')
+			o->index_dir = join(xdg, "parquetfs");
+		else if (home && home[0] == '/')
+			o->index_dir = join(home, ".cache/parquetfs");
+		else
+			return true; /* nowhere to keep it: memory only */
+	}
+	if (!o->index_dir) {
+		snprintf(msg, msglen, "out of memory");
+		return false;
+	}
+	return true;
+}
+
 bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen)
 {
 	if (o->bad_nonopt) {
@@ -250,6 +301,8 @@ bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen)
 		}
 	}
 	if (o->key_file && !check_key_file(o->key_file, msg, msglen))
+		return false;
+	if (!check_index_dir(o, msg, msglen))
 		return false;
 	return pfs_options_check_writer(o, msg, msglen) && check_encryption(o, msg, msglen);
 }

@@ -41,8 +41,7 @@ trap 'exit 1' INT TERM
 
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 ok() { echo "ok: $*"; }
-# same MOUNTED EXPECTED: compares by reading (cmp -s trusts st_size, which is
-# 0 for an aggregate that was never read: doc/design.md)
+# same MOUNTED EXPECTED: compares by reading through a pipe
 same() { cat "$1" 2>/dev/null | cmp -s - "$2"; }
 
 # mount_fs MNT ARGS... : mounts in the foreground (background job), waits.

@@ -100,9 +100,14 @@ START_TEST(sizes_fit_bodies)
 				      "kind %u: segment is not a page text", k);
 			break;
 		}
-		case PFS_SZ_AFTER:
+		case PFS_SZ_PASS:
+			/* the size pass measures exactly these (pfs_sizes_entry) */
 			ck_assert_msg(d->body == PFS_BODY_STREAM || d->body == PFS_BODY_TEXT,
 				      "aggregate %u is neither streamed nor rendered", k);
+			ck_assert_msg(k == PFS_K_CSV || k == PFS_K_JSONL || k == PFS_K_RG_CSV ||
+					      k == PFS_K_RG_JSONL || k == PFS_K_COLUMN_VALUES ||
+					      k == PFS_K_VERIFY,
+				      "kind %u: sized by the pass, which does not measure it", k);
 			break;
 		}
 		if (d->quick_size)

@@ -1,0 +1,276 @@
+/* The sizes of a file generation's aggregates (data.csv, data.jsonl,
+ * values.txt, verify.txt at every level): from the meta cache, else from
+ * the size index on disk (size_index.c), else from one size pass over the
+ * whole file (core/include/pq_sizes.h).
+ *
+ * The pass runs at the first stat that needs such a size, on the request's
+ * thread with workers on every CPU; other requests for the same file wait
+ * for it (one pass per generation, not one per request). Listings never
+ * run it: they answer those entries without attributes (ops.c). The result
+ * lives in the meta cache under (gen, PFS_C_SIZES), counted by its
+ * footprint; evicted, it is read back from the index (or measured again
+ * with index_dir=none). verify.txt's text, which the pass produces on the
+ * way, goes to the data pool as that entry's text.
+ *
+ * A segment that failed (a page that does not decode, a missing key)
+ * counts PFS_FAILED_BYTES in every entry that holds it: reading reaches it
+ * and fails with EIO, where a size without it would end the file short
+ * and "successfully" (doc/design.md). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kinds.h"
+#include "size_index.h"
+
+static void sizes_free(void *p)
+{
+	pq_file_sizes_free(p);
+}
+
+void pfs_pf_sizes_init(pfs_pf *pf)
+{
+	pthread_mutex_init(&pf->sz_lock, NULL);
+	pthread_cond_init(&pf->sz_cond, NULL);
+	atomic_init(&pf->sz_cancel, false);
+}
+
+void pfs_pf_sizes_fini(pfs_pf *pf)
+{
+	pthread_cond_destroy(&pf->sz_cond);
+	pthread_mutex_destroy(&pf->sz_lock);
+}
+
+static pfs_index_key index_key(const pfs_fs *fs, const pfs_pf *pf)
+{
+	pfs_index_key k;
+	const char *rel = pf->src->rel[0] ? pf->src->rel : pf->src->name;
+	pfs_index_key_make(pq_source_identity(pf->io), rel, fs->key_fp, &k);
+	return k;
+}
+
+static void index_trouble(pfs_fs *fs, const char *what, int rc)
+{
+	/* one line per mount: a read-only or full index_dir costs speed only */
+	if (!atomic_exchange(&fs->index_warned, true))
+		pfs_log(LOG_NOTICE, "size index %s: %s: %s (sizes are measured again at the next mount)",
+			fs->opts->index_dir, what, strerror(-rc));
+}
+
+/* Moves verify.txt's text into the data pool as that entry's text. */
+static void keep_verify(pfs_fs *fs, pfs_pf *pf, pq_file_sizes *s)
+{
+	if (!s->verify_text)
+		return;
+	pfs_text *t = calloc(1, sizeof *t);
+	if (t) {
+		t->p = s->verify_text;
+		t->len = (size_t)s->verify;
+		s->verify_text = NULL;
+		if (s->footprint >= s->verify)
+			s->footprint -= s->verify;
+		pfs_key k = pfs_key_make(pf->gen, PFS_K_VERIFY, 0, 0, 0);
+		pfs_cache_release(fs->cache, pfs_cache_put(fs->cache, &k, t, t->len, pfs_text_free));
+	}
+}
+
+static int run_pass(pfs_fs *fs, pfs_pf *pf, pq_file_sizes **out)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pq_sizes_options o = {0};
+	o.threads = cpus > 0 ? (unsigned)cpus : 1;
+	/* decoded bytes in flight: a quarter of cache_size (the data pool
+	 * holds the rest), never less than the meta pool's floor */
+	o.mem_max = fs->opts->cache_size / 4 > PFS_META_MIN ? fs->opts->cache_size / 4 : PFS_META_MIN;
+	o.keep_verify_text = true;
+	o.cancel = &pf->sz_cancel;
+	pq_error err = {0};
+	pq_status st = pq_file_measure(pf->f, &o, out, &err);
+	if (st != PQ_OK) {
+		pfs_log(LOG_NOTICE, "%s: size pass failed: %s", pf->src->path, err.msg);
+		return -pfs_status_to_errno(st);
+	}
+	atomic_fetch_add(&fs->size_passes, 1);
+	pfs_log(LOG_INFO, "size pass: %s (%llu pages, %llu shared)", pf->src->path,
+		(unsigned long long)(*out)->pages_measured, (unsigned long long)(*out)->pages_shared);
+	return 0;
+}
+
+/* The index serves a file whose bytes have an identity (an unknown one
+ * never validates a cache, pq_io.h). */
+static const char *index_dir(const pfs_fs *fs, const pfs_pf *pf)
+{
+	return pq_source_identity(pf->io)->len ? fs->opts->index_dir : NULL;
+}
+
+int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
+{
+	*out = NULL;
+	if (!pf->f)
+		return -EIO;
+	const char *dir = index_dir(fs, pf);
+	pfs_key key = pfs_key_make(pf->gen, PFS_C_SIZES, 0, 0, 0);
+	if ((*out = pfs_cache_get(fs->meta, &key)))
+		return 0;
+	pthread_mutex_lock(&pf->sz_lock);
+	/* a listing never waits for a pass; a stat waits for the one running */
+	while (run && pf->sz_running)
+		pthread_cond_wait(&pf->sz_cond, &pf->sz_lock);
+	if ((*out = pfs_cache_get(fs->meta, &key)) || pf->sz_running ||
+	    (!run && (pf->sz_index < 0 || !dir))) {
+		pthread_mutex_unlock(&pf->sz_lock);
+		return *out ? 0 : -EAGAIN;
+	}
+	pf->sz_running = true;
+	pthread_mutex_unlock(&pf->sz_lock);
+
+	pq_file_sizes *s = NULL;
+	int rc = -ENOENT;
+	pfs_index_key ik;
+	if (dir) {
+		ik = index_key(fs, pf);
+		if (pf->sz_index >= 0)
+			rc = pfs_index_load(dir, &ik, pf->nrg, pf->ncol, &s);
+		if (rc == -EINVAL)
+			pfs_log(LOG_INFO, "size index: %s: damaged or stale entry %s ignored",
+				pf->src->path, ik.name);
+		else if (rc == 0)
+			pfs_log(LOG_DEBUG, "size index: %s: %s", pf->src->path, ik.name);
+	}
+	bool measured = false;
+	if (rc && run) {
+		rc = run_pass(fs, pf, &s);
+		measured = rc == 0;
+	}
+	if (s)
+		keep_verify(fs, pf, s);
+	if (rc == 0)
+		*out = pfs_cache_put(fs->meta, &key, s, (size_t)s->footprint, sizes_free);
+	if (rc == 0 && !*out)
+		rc = -ENOMEM;
+	/* Written before the waiters go on (they find the sizes in the cache
+	 * meanwhile, not here): a later load after an eviction finds it. */
+	int wrc = 0;
+	if (measured && dir) {
+		wrc = pfs_index_store(dir, &ik, pfs_cobj_obj(*out));
+		if (wrc)
+			index_trouble(fs, "cannot write", wrc);
+	}
+	pthread_mutex_lock(&pf->sz_lock);
+	pf->sz_running = false;
+	/* 1: the index has the sizes (loaded, or just written); -1: it has not */
+	pf->sz_index = rc == 0 && wrc == 0 && dir ? 1 : -1;
+	pthread_cond_broadcast(&pf->sz_cond);
+	pthread_mutex_unlock(&pf->sz_lock);
+	return rc == -ENOENT ? -EAGAIN : rc;
+}
+
+/* ---- reading the sizes --------------------------------------------------------------------- */
+
+static uint64_t or_failed(uint64_t v)
+{
+	return v == PQ_SIZE_FAILED ? PFS_FAILED_BYTES : v;
+}
+
+uint64_t pfs_sizes_rg_body(const pq_file_sizes *s, bool jsonl, uint32_t rg)
+{
+	if (rg >= s->num_row_groups)
+		return PQ_SIZE_FAILED;
+	return jsonl ? s->rg_jsonl[rg] : s->rg_csv[rg];
+}
+
+const pq_chunk_sizes *pfs_sizes_chunk(const pq_file_sizes *s, uint32_t rg, uint32_t col)
+{
+	if (rg >= s->num_row_groups || col >= s->num_columns)
+		return NULL;
+	return &s->chunks[(size_t)rg * s->num_columns + col];
+}
+
+uint64_t pfs_sizes_chunk_text(const pq_file_sizes *s, bool levels, uint32_t rg, uint32_t col)
+{
+	const pq_chunk_sizes *cs = pfs_sizes_chunk(s, rg, col);
+	if (!cs || cs->status != PQ_OK)
+		return PQ_SIZE_FAILED;
+	return levels ? cs->levels : cs->values;
+}
+
+bool pfs_sizes_entry(const pq_file_sizes *s, const pfs_key *k, uint64_t *size)
+{
+	uint64_t sz = 0;
+	switch ((pfs_kind)k->kind) {
+	case PFS_K_CSV:
+	case PFS_K_JSONL: {
+		bool j = k->kind == PFS_K_JSONL;
+		sz = j ? 0 : s->csv_header;
+		for (uint32_t r = 0; r < s->num_row_groups; r++)
+			sz += or_failed(pfs_sizes_rg_body(s, j, r));
+		break;
+	}
+	case PFS_K_RG_CSV:
+	case PFS_K_RG_JSONL: {
+		bool j = k->kind == PFS_K_RG_JSONL;
+		if (k->rg >= s->num_row_groups)
+			return false;
+		sz = (j ? 0 : s->csv_header) + or_failed(pfs_sizes_rg_body(s, j, k->rg));
+		break;
+	}
+	case PFS_K_COLUMN_VALUES:
+		if (k->col >= s->num_columns)
+			return false;
+		for (uint32_t r = 0; r < s->num_row_groups; r++)
+			sz += or_failed(pfs_sizes_chunk_text(s, false, r, k->col));
+		break;
+	case PFS_K_VERIFY:
+		if (s->verify == PQ_SIZE_FAILED)
+			return false;
+		sz = s->verify;
+		break;
+	case PFS_K_CHUNK_VALUES:
+	case PFS_K_CHUNK_LEVELS:
+		sz = pfs_sizes_chunk_text(s, k->kind == PFS_K_CHUNK_LEVELS, k->rg, k->col);
+		if (sz == PQ_SIZE_FAILED)
+			return false; /* found by rendering, which fails as it should */
+		break;
+	case PFS_K_PAGE_VALUES:
+	case PFS_K_PAGE_LEVELS: {
+		const pq_chunk_sizes *cs = pfs_sizes_chunk(s, k->rg, k->col);
+		if (!cs || k->page >= cs->num_pages)
+			return false;
+		sz = k->kind == PFS_K_PAGE_LEVELS ? cs->pages[k->page].levels
+						  : cs->pages[k->page].values;
+		if (sz == PQ_SIZE_FAILED)
+			return false;
+		break;
+	}
+	default:
+		return false;
+	}
+	*size = sz;
+	return true;
+}
+
+bool pfs_pass_page_size(const pfs_kctx *c, uint64_t *size)
+{
+	if (!c->pf->f || c->k->page == PFS_DICT)
+		return false;
+	pfs_cobj *so;
+	if (pfs_sizes_get(c->fs, c->pf, false, &so))
+		return false;
+	const pq_file_sizes *s = pfs_cobj_obj(so);
+	bool ok = false;
+	/* the index's page count is trusted only once it matches the layout */
+	pfs_cobj *lo = c->layout;
+	pq_error err;
+	const pq_chunk_sizes *cs = pfs_sizes_chunk(s, c->k->rg, c->k->col);
+	if (cs && (lo || pfs_layout_get(c->fs, c->pf, c->k->rg, c->k->col, &lo, &err) == 0)) {
+		const pq_chunk_layout *l = pfs_cobj_obj(lo);
+		ok = l->num_pages == cs->num_pages && pfs_sizes_entry(s, c->k, size);
+		if (!c->layout)
+			pfs_cache_release(c->fs->cache, lo);
+	}
+	pfs_cache_release(c->fs->cache, so);
+	return ok;
+}

@@ -1,0 +1,247 @@
+/* The size index (fs/size_index.c): an entry written is read back equal;
+ * an entry damaged anywhere (every byte flipped, every truncation), one of
+ * another key or of a file with other counts is refused, never trusted; a
+ * directory that cannot be written fails cleanly. The numbers are made up
+ * here: the index stores whatever the size pass found. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "size_index.h"
+
+#define NRG 3
+#define NCOL 2
+
+static char dir[64];
+
+/* Sizes of a made-up file: 3 row groups, 2 columns, chunks of 1-3 pages,
+ * one chunk failed (so its aggregates are PQ_SIZE_FAILED). */
+static pq_file_sizes *made_up(void)
+{
+	pq_file_sizes *s = calloc(1, sizeof *s);
+	ck_assert_ptr_nonnull(s);
+	s->num_row_groups = NRG;
+	s->num_columns = NCOL;
+	s->rg_csv = calloc(NRG, sizeof *s->rg_csv);
+	s->rg_jsonl = calloc(NRG, sizeof *s->rg_jsonl);
+	s->col_values = calloc(NCOL, sizeof *s->col_values);
+	s->chunks = calloc(NRG * NCOL, sizeof *s->chunks);
+	s->csv_header = 12;
+	s->csv = 12;
+	for (uint32_t r = 0; r < NRG; r++) {
+		s->rg_csv[r] = r == 2 ? PQ_SIZE_FAILED : 1000 + r;
+		s->rg_jsonl[r] = r == 2 ? PQ_SIZE_FAILED : 3000 + r;
+		for (uint32_t c = 0; c < NCOL; c++) {
+			pq_chunk_sizes *cs = &s->chunks[r * NCOL + c];
+			cs->num_pages = r + 1;
+			cs->pages = calloc(cs->num_pages, sizeof *cs->pages);
+			bool bad = r == 2 && c == 1;
+			cs->status = bad ? PQ_ECORRUPT : PQ_OK;
+			for (uint32_t p = 0; p < cs->num_pages; p++) {
+				cs->pages[p].values = bad && p == 1 ? PQ_SIZE_FAILED : 100 * (p + 1) + c;
+				cs->pages[p].levels = bad && p == 1 ? PQ_SIZE_FAILED : c ? 7 : 0;
+				cs->values += cs->pages[p].values;
+				cs->levels += cs->pages[p].levels;
+			}
+			if (bad)
+				cs->values = cs->levels = PQ_SIZE_FAILED;
+		}
+	}
+	s->csv = s->jsonl = PQ_SIZE_FAILED;
+	for (uint32_t c = 0; c < NCOL; c++) {
+		uint64_t v = 0;
+		for (uint32_t r = 0; r < NRG; r++) {
+			uint64_t x = s->chunks[r * NCOL + c].values;
+			v = v == PQ_SIZE_FAILED || x == PQ_SIZE_FAILED ? PQ_SIZE_FAILED : v + x;
+		}
+		s->col_values[c] = v;
+	}
+	s->verify = 321;
+	s->pages_measured = 12;
+	return s;
+}
+
+static void same_sizes(const pq_file_sizes *a, const pq_file_sizes *b)
+{
+	ck_assert_uint_eq(a->csv_header, b->csv_header);
+	ck_assert_uint_eq(a->csv, b->csv);
+	ck_assert_uint_eq(a->jsonl, b->jsonl);
+	ck_assert_uint_eq(a->verify, b->verify);
+	for (uint32_t r = 0; r < NRG; r++) {
+		ck_assert_uint_eq(a->rg_csv[r], b->rg_csv[r]);
+		ck_assert_uint_eq(a->rg_jsonl[r], b->rg_jsonl[r]);
+	}
+	for (uint32_t c = 0; c < NCOL; c++)
+		ck_assert_uint_eq(a->col_values[c], b->col_values[c]);
+	for (uint32_t i = 0; i < NRG * NCOL; i++) {
+		const pq_chunk_sizes *x = &a->chunks[i], *y = &b->chunks[i];
+		ck_assert_int_eq(x->status == PQ_OK, y->status == PQ_OK);
+		ck_assert_uint_eq(x->num_pages, y->num_pages);
+		ck_assert_uint_eq(x->values, y->values);
+		ck_assert_uint_eq(x->levels, y->levels);
+		for (uint32_t p = 0; p < x->num_pages; p++) {
+			ck_assert_uint_eq(x->pages[p].values, y->pages[p].values);
+			ck_assert_uint_eq(x->pages[p].levels, y->pages[p].levels);
+		}
+	}
+}
+
+static pfs_index_key key_of(const char *rel)
+{
+	pq_identity id;
+	pq_identity_set(&id, "dev-ino-size-mtime", 18);
+	uint8_t fp[16] = {0};
+	pfs_index_key k;
+	pfs_index_key_make(&id, rel, fp, &k);
+	return k;
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	uint8_t *p = malloc(1 << 16);
+	*n = fread(p, 1, 1 << 16, f);
+	fclose(f);
+	return p;
+}
+
+static void spill(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+	fclose(f);
+}
+
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/pfs-size-index.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(round_trip)
+{
+	pq_file_sizes *s = made_up(), *back = NULL;
+	pfs_index_key k = key_of("a/b.parquet");
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back), -ENOENT);
+	ck_assert_int_eq(pfs_index_store(dir, &k, s), 0);
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back), 0);
+	same_sizes(s, back);
+	ck_assert_uint_gt(back->footprint, 0);
+	pq_file_sizes_free(back);
+	/* other counts: a stale entry */
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG + 1, NCOL, &back), -EINVAL);
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL - 1, &back), -EINVAL);
+	ck_assert_ptr_null(back);
+	pq_file_sizes_free(s);
+}
+END_TEST
+
+START_TEST(keys_differ)
+{
+	pfs_index_key a = key_of("a.parquet"), b = key_of("b.parquet");
+	ck_assert(strcmp(a.name, b.name) != 0);
+	pq_identity id;
+	pq_identity_set(&id, "dev-ino-size-mtimf", 18);
+	uint8_t fp[16] = {0};
+	pfs_index_key c;
+	pfs_index_key_make(&id, "a.parquet", fp, &c);
+	ck_assert(strcmp(a.name, c.name) != 0);
+	fp[3] = 1;
+	pfs_index_key_make(&id, "a.parquet", fp, &b);
+	ck_assert(strcmp(b.name, c.name) != 0);
+	/* an entry under another key's name is refused (its key is inside) */
+	pq_file_sizes *s = made_up(), *back = NULL;
+	ck_assert_int_eq(pfs_index_store(dir, &a, s), 0);
+	char from[128], to[128];
+	snprintf(from, sizeof from, "%s/%s", dir, a.name);
+	snprintf(to, sizeof to, "%s/%s", dir, c.name);
+	ck_assert_int_eq(rename(from, to), 0);
+	ck_assert_int_eq(pfs_index_load(dir, &c, NRG, NCOL, &back), -EINVAL);
+	pq_file_sizes_free(s);
+}
+END_TEST
+
+START_TEST(damage_is_never_trusted)
+{
+	pq_file_sizes *s = made_up(), *back = NULL;
+	pfs_index_key k = key_of("x.parquet");
+	ck_assert_int_eq(pfs_index_store(dir, &k, s), 0);
+	char path[128];
+	snprintf(path, sizeof path, "%s/%s", dir, k.name);
+	size_t n;
+	uint8_t *good = slurp(path, &n);
+	for (size_t i = 0; i < n; i++) {
+		for (int bit = (int)(i % 8); bit < 8; bit += 8) {
+			good[i] ^= (uint8_t)(1 << bit);
+			spill(path, good, n);
+			good[i] ^= (uint8_t)(1 << bit);
+			ck_assert_msg(pfs_index_load(dir, &k, NRG, NCOL, &back) == -EINVAL,
+				      "byte %zu bit %d flipped: accepted", i, bit);
+		}
+	}
+	for (size_t len = 0; len < n; len++) {
+		spill(path, good, len);
+		ck_assert_msg(pfs_index_load(dir, &k, NRG, NCOL, &back) == -EINVAL,
+			      "cut to %zu bytes: accepted", len);
+	}
+	spill(path, good, n);
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back), 0);
+	pq_file_sizes_free(back);
+	free(good);
+	pq_file_sizes_free(s);
+}
+END_TEST
+
+START_TEST(unwritable_dir_fails_cleanly)
+{
+	pq_file_sizes *s = made_up();
+	pfs_index_key k = key_of("y.parquet");
+	char file[128], sub[160];
+	snprintf(file, sizeof file, "%s/plain", dir);
+	spill(file, (const uint8_t *)"x", 1);
+	snprintf(sub, sizeof sub, "%s/sub", file); /* below a regular file */
+	ck_assert_int_ne(pfs_index_store(sub, &k, s), 0);
+	/* made when missing (one level: the user's cache directory) */
+	snprintf(sub, sizeof sub, "%s/new", dir);
+	ck_assert_int_eq(pfs_index_store(sub, &k, s), 0);
+	pq_file_sizes_free(s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("size_index");
+	TCase *t = tcase_create("index");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 60); /* a few thousand small writes on a busy machine */
+	tcase_add_test(t, round_trip);
+	tcase_add_test(t, keys_differ);
+	tcase_add_test(t, damage_is_never_trusted);
+	tcase_add_test(t, unwritable_dir_fails_cleanly);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,214 @@
+#!/bin/bash
+# Integration test of exact sizes (interface.md, "Sizes and reading"):
+#
+#   every entry's st_size at its first stat, before anything was read,
+#   equals the bytes a read returns (files the test makes itself, and every
+#   file of parquet-testing/data when ../shared is there); listings run no
+#   size pass; tar, rsync, mmap and tail -c of never-read entries; the size
+#   index (a remount runs no pass; a damaged index entry is rebuilt, never
+#   trusted); a source file replaced during the mount gets new sizes.
+#
+# "A size pass ran" is the daemon's log line "size pass: PATH (...)".
+# Exit 0 pass, 77 skip (no /dev/fuse, fusermount3 or python3), 1 fail.
+# Env: PARQUETFS (binary).
+set -u
+
+WORK_NAME=pfs-sizes
+. "$(dirname "$0")/mount_lib.sh"
+CONVERT=$top_builddir/src/parquetfs-convert
+PQWRITE=$top_builddir/tests/pqwrite
+WALK=$top_srcdir/tests/sizes_walk.py
+[ -x "$CONVERT" ] && [ -x "$PQWRITE" ] || { echo "FAIL: no $CONVERT or $PQWRITE"; exit 1; }
+
+SRC=$WORK/src
+IDX=$WORK/idx
+MNT=$WORK/mnt
+mkdir -p "$SRC" "$IDX"
+
+# passes: the number of "size pass:" lines in the daemons' log so far
+passes() { grep -c "size pass:" "$WORK/daemon.log" 2>/dev/null || true; }
+
+# ---- files made here (a fresh clone has no ../shared) --------------------------------
+python3 - "$SRC" <<'PY'
+import sys
+src = sys.argv[1]
+# several row groups and pages, quoted text, empty fields (nulls)
+with open(f"{src}/people.csv", "w") as f:
+    f.write("id,name,score,city\n")
+    for i in range(5000):
+        name = f'"Name, {i}"' if i % 7 == 0 else f"name{i}"
+        score = "" if i % 11 == 0 else f"{i * 0.25}"
+        f.write(f"{i},{name},{score},city{i % 13}\n")
+with open(f"{src}/small.csv", "w") as f:
+    f.write("k,v\n")
+    for i in range(10):
+        f.write(f"{i},v{i}\n")
+with open(f"{src}/other.csv", "w") as f:
+    f.write("a,b,c\n")
+    for i in range(3000):
+        f.write(f"{i},{i * 3},text {i} here\n")
+PY
+"$CONVERT" -o row_group_rows=700,page_size=4096 "$SRC/people.csv" "$SRC/people.parquet" || fail "convert people"
+"$CONVERT" "$SRC/small.csv" "$SRC/small.parquet" || fail "convert small"
+"$CONVERT" -o row_group_rows=500 "$SRC/other.csv" "$SRC/other.parquet" || fail "convert other"
+"$PQWRITE" "$SRC/typed.parquet" rows=10000 rg_rows=3000 page_size=4096 >/dev/null || fail "pqwrite typed"
+"$PQWRITE" "$SRC/typed_v2.parquet" rows=4000 v=2 codec=snappy rg_rows=1500 >/dev/null || fail "pqwrite v2"
+"$PQWRITE" "$SRC/empty.parquet" rows=0 >/dev/null || fail "pqwrite empty"
+rm -f "$SRC"/*.csv
+OWN="people.parquet small.parquet other.parquet typed.parquet typed_v2.parquet empty.parquet"
+
+# ---- listings run no pass; ls -l of a chunk directory runs none either -------------
+mount_fs "$MNT" -o ro,index_dir=none "$SRC" || finish
+ls "$MNT/people.parquet" >/dev/null && ls "$MNT/people.parquet/row_groups/1" >/dev/null
+ls -l "$MNT/people.parquet/row_groups/1/columns/name" >/dev/null
+find "$MNT/typed.parquet" -maxdepth 2 >/dev/null
+[ "$(passes)" = 0 ] && ok "ls, find and ls -l of a chunk run no size pass" ||
+	fail "a listing ran a size pass: $(grep 'size pass:' "$WORK/daemon.log")"
+ls -l "$MNT/people.parquet" >/dev/null
+[ "$(passes)" = 1 ] && ok "ls -l of the file's directory: one size pass" ||
+	fail "ls -l of the file's directory: $(passes) passes"
+# concurrent first stats of one file wait for one pass
+before=$(passes)
+pids=()
+for i in 1 2 3 4 5 6; do
+	stat -c %s "$MNT/typed.parquet/data.csv" "$MNT/typed.parquet/columns/s/values.txt" >/dev/null &
+	pids+=($!)
+done
+wait "${pids[@]}" # not the daemon's
+[ "$(passes)" = $((before + 1)) ] && ok "6 concurrent stats: one size pass" ||
+	fail "6 concurrent stats ran $(( $(passes) - before )) passes"
+umount_fs "$MNT"
+
+# ---- sizes at the first stat equal the bytes read (fresh mount, empty index) --------
+mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
+# tar of a directory never read, against cp -r of it after
+mkdir -p "$WORK/tar" "$WORK/cp"
+(cd "$MNT" && tar cf "$WORK/other.tar" other.parquet) || fail "tar cf exited $?"
+(cd "$WORK/tar" && tar xf "$WORK/other.tar")
+cp -r "$MNT/other.parquet" "$WORK/cp/" || fail "cp -r"
+if diff -r "$WORK/tar/other.parquet" "$WORK/cp/other.parquet" >"$WORK/diff" 2>&1; then
+	n=$(stat -c %s "$WORK/tar/other.parquet/data.csv")
+	[ "$n" -gt 1000 ] && ok "tar of a never-read file directory equals cp -r (data.csv $n bytes)" ||
+		fail "tar: data.csv has $n bytes"
+else
+	fail "tar differs from cp -r: $(head -5 "$WORK/diff")"
+fi
+# rsync -a likewise (another never-read file)
+if command -v rsync >/dev/null; then
+	mkdir -p "$WORK/rs"
+	rsync -a "$MNT/typed_v2.parquet" "$WORK/rs/" || fail "rsync exited $?"
+	cp -r "$MNT/typed_v2.parquet" "$WORK/cp/"
+	diff -r "$WORK/rs/typed_v2.parquet" "$WORK/cp/typed_v2.parquet" >"$WORK/diff" 2>&1 &&
+		ok "rsync -a of a never-read file directory equals cp -r" ||
+		fail "rsync differs from cp -r: $(head -5 "$WORK/diff")"
+else
+	echo "note: rsync not installed: its check skipped"
+fi
+# tail -c of a never-read data.csv, then mmap of another never-read one
+tail -c 1000 "$MNT/typed.parquet/data.csv" >"$WORK/tail" || fail "tail -c exited $?"
+cat "$MNT/typed.parquet/data.csv" | tail -c 1000 | cmp -s - "$WORK/tail" &&
+	[ "$(stat -c %s "$WORK/tail")" = 1000 ] && ok "tail -c 1000 of a never-read data.csv" ||
+	fail "tail -c 1000 of data.csv differs from the end of a full read"
+python3 - "$MNT/people.parquet/data.csv" "$MNT/people.parquet/columns/score/values.txt" <<'PY' || fail "mmap"
+import mmap, os, sys
+for p in sys.argv[1:]:
+    with open(p, "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        got = bytes(m)
+        m.close()
+    with open(p, "rb") as f:
+        want = f.read()
+    if got != want or len(got) != os.stat(p).st_size:
+        sys.exit(f"{p}: mmap {len(got)} bytes, read {len(want)}")
+print("ok: mmap of never-read data.csv and values.txt equals read()")
+PY
+# pread in the middle of a never-read data.jsonl (a later row group)
+python3 - "$MNT/other.parquet/data.jsonl" <<'PY' || fail "pread"
+import os, sys
+p = sys.argv[1]
+size = os.stat(p).st_size
+fd = os.open(p, os.O_RDONLY)
+mid = os.pread(fd, 200, size * 3 // 4)
+os.close(fd)
+whole = open(p, "rb").read()
+if len(whole) != size or mid != whole[size * 3 // 4:size * 3 // 4 + 200]:
+    sys.exit("pread at 3/4 of data.jsonl differs from a full read")
+print("ok: pread in the middle of a never-read data.jsonl")
+PY
+python3 "$WALK" "$MNT" --pages 100 $OWN || fail "sizes of the files made here"
+own_passes=$(passes)
+umount_fs "$MNT"
+nidx=$(ls "$IDX" | grep -c '\.sz$')
+[ "$nidx" -ge 5 ] && ok "size index: $nidx entries written" || fail "size index: $nidx entries"
+
+# ---- remount with the same index: no pass at all --------------------------------------
+before=$(passes)
+mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
+python3 "$WALK" "$MNT" --pages 3 $OWN >/dev/null || fail "sizes after remount"
+ls -lR "$MNT" >/dev/null
+[ "$(passes)" = "$before" ] && ok "remount with the index: every size known, no size pass" ||
+	fail "remount with the index ran $(( $(passes) - before )) passes"
+umount_fs "$MNT"
+
+# ---- damaged index entries: ignored, rebuilt, never trusted ---------------------------
+i=0
+for f in "$IDX"/*.sz; do
+	case $((i % 3)) in
+	0) truncate -s 100 "$f" ;;                    # cut short
+	1) printf '\x7f\x7f\x7f\x7f' | dd of="$f" bs=1 seek=90 conv=notrunc 2>/dev/null ;; # a size changed
+	2) printf 'XXXX' | dd of="$f" bs=1 seek=0 conv=notrunc 2>/dev/null ;; # the magic
+	esac
+	i=$((i + 1))
+done
+before=$(passes)
+mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
+python3 "$WALK" "$MNT" --pages 100 $OWN || fail "sizes with a damaged index"
+rebuilt=$(( $(passes) - before ))
+umount_fs "$MNT"
+[ "$rebuilt" -ge "$nidx" ] && ok "damaged index entries: $rebuilt passes, sizes exact" ||
+	fail "damaged index: only $rebuilt passes for $nidx damaged entries"
+before=$(passes)
+mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
+ls -lR "$MNT" >/dev/null
+[ "$(passes)" = "$before" ] && ok "the rebuilt index serves the next mount" ||
+	fail "the rebuilt index is not used: $(( $(passes) - before )) passes"
+umount_fs "$MNT"
+
+# ---- an index_dir that cannot be written costs speed only -----------------------------
+touch "$WORK/notadir"
+mount_fs "$MNT" -o ro,index_dir="$WORK/notadir/x" "$SRC" || finish
+python3 "$WALK" "$MNT" --pages 2 small.parquet >/dev/null &&
+	grep -q "size index $WORK/notadir/x" "$WORK/daemon.log" && ok "unwritable index_dir: sizes exact, one log line" ||
+	fail "unwritable index_dir"
+umount_fs "$MNT"
+
+# ---- a file replaced during the mount: new sizes, never the old -----------------------
+mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
+old=$(stat -c %s "$MNT/small.parquet/data.csv")
+cat "$MNT/small.parquet/data.csv" >/dev/null
+printf 'k,v\n' >"$WORK/new.csv"
+for i in $(seq 100 400); do printf '%d,value number %d\n' "$i" "$i"; done >>"$WORK/new.csv"
+"$CONVERT" "$WORK/new.csv" "$WORK/new.parquet" && mv "$WORK/new.parquet" "$SRC/small.parquet"
+sleep 1.5 # the file's directory entry is trusted for 1 s (PFS_SOURCE_TIMEOUT)
+new=$(stat -c %s "$MNT/small.parquet/data.csv")
+got=$(cat "$MNT/small.parquet/data.csv" | wc -c)
+[ "$new" != "$old" ] && [ "$new" = "$got" ] && cat "$MNT/small.parquet/data.csv" | cmp -s - "$WORK/new.csv" &&
+	ok "replaced file: data.csv $old -> $new bytes, content the new file's" ||
+	fail "replaced file: st_size $old then $new, $got bytes read"
+python3 "$WALK" "$MNT" --pages 4 small.parquet || fail "sizes of the replaced file"
+umount_fs "$MNT"
+
+# ---- every file of parquet-testing/data ------------------------------------------------
+if [ -d "$DATA" ]; then
+	KEYS=$WORK/keys.txt
+	cp "$TD/keys.txt" "$KEYS" 2>/dev/null && chmod 600 "$KEYS" && kopt=",key_file=$KEYS" || kopt=
+	mount_fs "$MNT" -o "ro,index_dir=none$kopt" "$DATA" || finish
+	names=$(cd "$MNT" && ls)
+	# shellcheck disable=SC2086
+	python3 "$WALK" "$MNT" --pages 3 $names || fail "sizes of parquet-testing/data"
+	umount_fs "$MNT"
+else
+	echo "note: $DATA not found: only the files made here were checked"
+fi
+echo "size passes in all: $(passes) (files made here, first mount: $own_passes)"
+finish
