@@ -143,7 +143,7 @@ static void fill_strings(void)
 				    "\r", "\r\n", "\t", "\\", "\b", "\f", "\x01", "\x1f", "\x7f",
 				    "x\x00y", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
 				    "\xff", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
-				    "\xe2\x82", "\xf0\x9f\x98", "a\xffb\xfe", "\xc3", "\"\"\"",
+				    "\xe2\x82", "\xf0\x9f\x98", "a\xff" "b\xfe", "\xc3", "\"\"\"",
 				    "null", "0x00", "plain ASCII with spaces"};
 	static const size_t litn[] = {0, 1, 11, 1, 1, 3, 8, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 3, 5, 3,
 				      4, 1, 2, 3, 3, 4, 2, 3, 4, 1, 3, 4, 4, 23};
