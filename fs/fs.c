@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <stdio.h>
@@ -34,6 +35,32 @@ static void key_fingerprint(const char *path, uint8_t fp[16])
 		fclose(f);
 }
 
+/* The sizes are those of this build's renderers: an index written by
+ * another build (whose rendering may differ by a byte) must not be
+ * trusted. The executable's identity (device, inode, size, mtime) is
+ * mixed into the fingerprint, so a rebuilt or upgraded daemon measures
+ * again, and an unchanged one reuses its index across mounts. */
+static void mix_build_identity(uint8_t fp[16])
+{
+	struct stat st;
+	uint64_t id[6] = {0};
+	if (stat("/proc/self/exe", &st) == 0) {
+		id[0] = (uint64_t)st.st_dev;
+		id[1] = (uint64_t)st.st_ino;
+		id[2] = (uint64_t)st.st_size;
+		id[3] = (uint64_t)st.st_mtim.tv_sec;
+		id[4] = (uint64_t)st.st_mtim.tv_nsec;
+	} else {
+		id[5] = (uint64_t)getpid(); /* unknown build: an index of this mount only */
+	}
+	uint8_t buf[16 + sizeof id];
+	memcpy(buf, fp, 16);
+	memcpy(buf + 16, id, sizeof id);
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, XXH3_128bits(buf, sizeof buf));
+	memcpy(fp, c.digest, 16);
+}
+
 pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 {
 	*out = NULL;
@@ -56,6 +83,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 		}
 		key_fingerprint(opts->key_file, fs->key_fp);
 	}
+	mix_build_identity(fs->key_fp);
 	fs->inodes = pfs_inodes_new();
 	fs->sources = pfs_sources_new(opts->source_abs, opts->source_is_file);
 	/* A quarter for layouts and metadata (at least 16 MiB: a chunk of

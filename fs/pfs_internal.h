@@ -332,8 +332,9 @@ struct pfs_fs {
 	 * without one). Files are matched by their path under SOURCE
 	 * (single-file SOURCE: its name), as pq_file_open's name. */
 	pq_keyring *keys;
-	/* XXH3-128 of key_file's bytes (zeros without one): part of every
-	 * size index key, as the keys decide what decrypts */
+	/* XXH3-128 of key_file's bytes (zeros without one) mixed with the
+	 * daemon executable's identity: part of every size index key, as the
+	 * keys decide what decrypts and the build decides how it renders */
 	uint8_t key_fp[16];
 	atomic_bool index_warned;      /* the index dir's trouble was logged */
 	atomic_uint_fast64_t size_passes; /* size passes run (tests count the log lines) */
