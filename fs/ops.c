@@ -109,6 +109,16 @@ static double timeout_of(const pfs_node *n)
 	return k == PFS_K_SRC_DIR || k == PFS_K_FILE ? PFS_SOURCE_TIMEOUT : PFS_FILE_TIMEOUT;
 }
 
+/* Names right in a file's directory are re-checked as often as the file
+ * itself: a new generation puts a new inode behind the same name, and the
+ * notifier's invalidation of the old one may come after the next path walk
+ * (which would then find the old inode and its old size). */
+static double entry_timeout_of(const pfs_node *n)
+{
+	return pfs_kind_info(n->key.kind)->parent == PFS_K_FILE ? PFS_SOURCE_TIMEOUT
+								 : timeout_of(n);
+}
+
 /* The node and stat of a SOURCE child (directory or Parquet file). */
 static int src_child(pfs_fs *fs, pfs_src *c, pfs_node **n, struct stat *st)
 {
@@ -151,7 +161,8 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if ((rc = make_attr(fs, n, in_file(n) ? pf : NULL, &base, &e.attr)))
 		goto out;
 	e.ino = n->ino;
-	e.attr_timeout = e.entry_timeout = timeout_of(n);
+	e.attr_timeout = timeout_of(n);
+	e.entry_timeout = entry_timeout_of(n);
 out:
 	res_done(&r);
 	if (rc == -ENOENT) {
@@ -399,7 +410,8 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off, struct fuse_file_
 					e.ino = 0; /* not measurable now: looked up later */
 					e.attr.st_ino = n->ino;
 				}
-				e.attr_timeout = e.entry_timeout = t;
+				e.attr_timeout = t;
+				e.entry_timeout = de->layer ? t : entry_timeout_of(n);
 			} else {
 				e.attr.st_ino = de->n->ino;
 				e.attr.st_mode = pfs_kind_is_dir((pfs_kind)de->n->key.kind) ? S_IFDIR
