@@ -427,11 +427,23 @@ static void handle_drop(pfs_fs *fs, pfs_live *l)
 	free(h);
 }
 
+/* A byte below 0x20 or 0x7F in a name: a newline would forge log lines
+ * and break the one-line .error, the others confuse terminals. */
+static bool has_control(const char *name)
+{
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return true;
+	return false;
+}
+
 static bool valid_new_name(const char *name, bool dir, int *rc)
 {
 	*rc = 0;
 	if (strlen(name) > NAME_LIMIT)
 		*rc = -ENAMETOOLONG;
+	else if (has_control(name))
+		*rc = -EINVAL;
 	else if (name[0] == '.' || (!dir && stg_type_of(name) == STG_T_NONE))
 		*rc = -EINVAL; /* hidden names, and only the accepted extensions */
 	return *rc == 0;
