@@ -54,6 +54,8 @@ typedef struct stg_ent {
 	bool marker;          /* the .open marker exists */
 	bool converted;       /* published; bytes renamed to .done until the last
 			       * handle of this gen is released */
+	bool has_owner;       /* owner is known (from the create) */
+	pfs_cred owner;       /* who created the staged file: staging acts for them */
 } stg_ent;
 
 struct pfs_staging {

@@ -142,6 +142,13 @@ void stg_error_write(pfs_staging *s, const char *rel, const char *msg)
 		pfs_log(LOG_ERR, "%s: %s", tmp, strerror(errno));
 		return;
 	}
+	/* the .error belongs to whom the staged file belongs (who may rm it
+	 * from a sticky directory) */
+	char sp[PATH_MAX];
+	struct stat sst;
+	if (geteuid() == 0 && stg_store_path(s, rel, NULL, sp, sizeof sp) == 0 &&
+	    stat(sp, &sst) == 0 && fchown(fd, sst.st_uid, sst.st_gid) != 0)
+		pfs_log(LOG_WARNING, "%s: %s", tmp, strerror(errno));
 	bool ok = write(fd, line, n) == (ssize_t)n && fsync(fd) == 0;
 	close(fd);
 	if (!ok || rename(tmp, p) != 0) {

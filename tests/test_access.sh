@@ -60,4 +60,98 @@ if mount_fs "$MNT" "$SRC"; then
 	umount_fs "$MNT"
 fi
 
+# ---- a second, unprivileged user ------------------------------------------
+# as_user CMD...: runs CMD as USER_UID:USER_GID without supplementary groups
+USER_UID=; USER_GID=
+if [ "$(id -u)" -ne 0 ]; then
+	WHY="not root: the daemon cannot act for another user"
+elif ! command -v setpriv >/dev/null && ! command -v runuser >/dev/null; then
+	WHY="neither setpriv nor runuser to drop privileges"
+else
+	id pfs_test_user >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin pfs_test_user 2>/dev/null
+	U=pfs_test_user
+	id "$U" >/dev/null 2>&1 || U=nobody
+	if id "$U" >/dev/null 2>&1; then
+		USER_UID=$(id -u "$U"); USER_GID=$(id -g "$U")
+	else
+		WHY="no user pfs_test_user or nobody (useradd failed)"
+	fi
+fi
+as_user() {
+	if command -v setpriv >/dev/null; then
+		setpriv --reuid="$USER_UID" --regid="$USER_GID" --clear-groups -- "$@"
+	else
+		runuser -u "$U" -- "$@"
+	fi
+}
+owner_of() { stat -c %u "$1" 2>/dev/null; }
+
+if [ -z "$USER_UID" ]; then
+	echo "SKIP (part): the allow_other checks as a second user: $WHY"
+	SKIPPED_USER=1
+else
+	SKIPPED_USER=0
+	chmod 755 "$WORK"
+	printf 'id,name\n7,evil\n' > "$WORK/v.csv"
+	printf 'id,name\n7,"unclosed\n' > "$WORK/bad.csv"
+	chmod 644 "$WORK/v.csv" "$WORK/bad.csv"
+fi
+
+# ---- staging acts with the caller's rights (sticky SOURCE) ----------------
+if [ "$SKIPPED_USER" = 0 ]; then
+	SRC=$WORK/sticky
+	MNT=$WORK/mnt2
+	mkdir -p "$SRC/rootdir"
+	chmod 1777 "$SRC"
+	cp "$WORK/t.parquet" "$SRC/victim.parquet"
+	chmod 644 "$SRC/victim.parquet"
+	as_user rm -f "$SRC/victim.parquet" 2>/dev/null
+	[ -f "$SRC/victim.parquet" ] || fail "setup: the user could rm the victim in SOURCE itself"
+	if mount_fs "$MNT" -o allow_other "$SRC"; then
+		S=$MNT/staging
+		as_user ls "$MNT/victim.parquet/" >/dev/null 2>&1 || fail "the user cannot list the mount"
+		# the attack: replace a root-owned file of a sticky directory
+		if as_user cp "$WORK/v.csv" "$S/victim.csv" 2>"$WORK/cp.err"; then
+			fail "cp v.csv staging/victim.csv as uid $USER_UID succeeded in a sticky SOURCE"
+		else
+			ok "cp over a root-owned file in a sticky SOURCE refused: $(head -1 "$WORK/cp.err")"
+		fi
+		cmp -s "$SRC/victim.parquet" "$WORK/t.parquet" || fail "victim.parquet was replaced"
+		[ "$(owner_of "$SRC/victim.parquet")" = 0 ] || fail "victim.parquet changed owner"
+		[ -e "$S/victim.csv" ] && fail "a refused staged file stays in staging/"
+		# a directory the user may not write (0755 root)
+		as_user cp "$WORK/v.csv" "$S/rootdir/x.csv" 2>/dev/null &&
+			fail "cp into staging/rootdir (root's 0755) succeeded"
+		[ -e "$SRC/rootdir/x.parquet" ] && fail "rootdir/x.parquet was published"
+		# what the user may do, they may, and it is theirs
+		if as_user cp "$WORK/v.csv" "$S/mine.csv" 2>"$WORK/cp.err"; then
+			[ "$(owner_of "$SRC/mine.parquet")" = "$USER_UID" ] &&
+				ok "mine.parquet published, owned by uid $USER_UID" ||
+				fail "mine.parquet is owned by uid $(owner_of "$SRC/mine.parquet"), not $USER_UID"
+		else
+			fail "cp v.csv staging/mine.csv as the user: $(cat "$WORK/cp.err")"
+		fi
+		as_user cp "$WORK/v.csv" "$S/mine.csv" 2>/dev/null ||
+			fail "the user cannot replace their own mine.parquet"
+		# root may still replace the user's file (root may do everything)
+		cp "$WORK/v.csv" "$S/mine.csv" 2>/dev/null || fail "root cannot replace mine.parquet"
+		# a failed upload stays, belongs to the user, who may remove it
+		as_user cp "$WORK/bad.csv" "$S/bad.csv" 2>/dev/null && fail "cp bad.csv succeeded"
+		[ "$(owner_of "$S/bad.csv")" = "$USER_UID" ] ||
+			fail "staged bad.csv is owned by uid $(owner_of "$S/bad.csv"), not $USER_UID"
+		[ "$(owner_of "$S/bad.csv.error")" = "$USER_UID" ] ||
+			fail "bad.csv.error is owned by uid $(owner_of "$S/bad.csv.error"), not $USER_UID"
+		as_user rm "$S/bad.csv" "$S/bad.csv.error" 2>"$WORK/rm.err" &&
+			ok "the user removed their failed upload and its .error" ||
+			fail "the user cannot rm their failed upload: $(cat "$WORK/rm.err")"
+		# directories: made for the user; root's not removable by the user
+		as_user mkdir "$S/udir" || fail "the user cannot mkdir staging/udir"
+		[ "$(owner_of "$SRC/udir")" = "$USER_UID" ] ||
+			fail "SOURCE/udir is owned by uid $(owner_of "$SRC/udir"), not $USER_UID"
+		as_user rmdir "$S/rootdir" 2>/dev/null && fail "the user removed root's rootdir"
+		[ -d "$SRC/rootdir" ] || fail "rootdir is gone"
+		umount_fs "$MNT"
+	fi
+fi
+
 finish
