@@ -69,17 +69,18 @@ typedef struct pfs_publish_ops {
 } pfs_publish_ops;
 
 /* Called by list for each entry: a directory or a regular file (links
- * followed), with its attributes and identity. Non-zero stops the list
+ * inside SOURCE are not followed, so never listed: doc/design.md,
+ * "Symbolic links"), with its attributes and identity. Non-zero stops the list
  * and is returned by it. */
 typedef int (*pfs_source_list_fn)(void *ctx, const char *name, const struct stat *st,
 				  const pq_identity *id);
 
 typedef struct pfs_source_ops {
-	/* Entries of directory rel; other kinds (sockets, devices, broken
-	 * links) are skipped. -errno when rel cannot be listed. */
+	/* Entries of directory rel; other kinds (sockets, devices, links)
+	 * are skipped. -errno when rel cannot be listed. */
 	int (*list)(void *be, const char *rel, pfs_source_list_fn fn, void *ctx);
-	/* Attributes and identity of rel (links followed); -errno
-	 * (-ENOENT when it is not there). */
+	/* Attributes and identity of rel, no link followed on the way; -errno
+	 * (-ENOENT when it is not there, or a link is). */
 	int (*stat)(void *be, const char *rel, struct stat *st, pq_identity *id);
 	/* Whether rel starts with a Parquet magic (pq_magic_is_parquet):
 	 * 1 yes, 0 no (or unreadable), -errno when the daemon is short of a

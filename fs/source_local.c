@@ -33,21 +33,68 @@ static int path_of(const local *l, const char *rel, char *buf, size_t n)
 	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
 }
 
+/* Symbolic links inside SOURCE are never followed (doc/design.md,
+ * "Symbolic links"): a link could lead a user of an allow_other mount to a
+ * file outside SOURCE, or past a directory they may not search, whose
+ * bytes the daemon would serve with only the file's own mode shown. So
+ * rel is reached one name at a time from SOURCE with O_NOFOLLOW (a link
+ * anywhere on the way fails with ELOOP or ENOTDIR, even one swapped in
+ * after the lookup), and listings take links for what they are (lstat),
+ * which are neither directories nor files: not shown. SOURCE itself may
+ * be a link: the administrator chose it. Returns a descriptor or -errno. */
+static int open_beneath(const local *l, const char *rel, int flags)
+{
+	if (!rel[0]) {
+		int fd = open(l->root, flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	char buf[PATH_MAX];
+	if (strlen(rel) >= sizeof buf)
+		return -ENAMETOOLONG;
+	snprintf(buf, sizeof buf, "%s", rel);
+	int dfd = open(l->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	char *save = NULL, *comp = strtok_r(buf, "/", &save);
+	while (comp) {
+		char *next = strtok_r(NULL, "/", &save);
+		int rc = 0;
+		if (!strcmp(comp, ".") || !strcmp(comp, ".."))
+			rc = -ENOENT; /* names of the mount never are; never leave SOURCE */
+		int fd = rc ? -1
+			    : openat(dfd, comp, (next ? O_PATH | O_DIRECTORY : flags) | O_NOFOLLOW |
+							O_CLOEXEC);
+		if (!rc && fd < 0)
+			rc = errno == ELOOP ? -ENOENT : -errno; /* a link: not there */
+		close(dfd);
+		if (rc)
+			return rc;
+		if (!next)
+			return fd;
+		dfd = fd;
+		comp = next;
+	}
+	close(dfd);
+	return -ENOENT;
+}
+
 static int local_list(void *be, const char *rel, pfs_source_list_fn fn, void *ctx)
 {
-	char path[PATH_MAX];
-	int rc = path_of(be, rel, path, sizeof path);
-	if (rc)
+	int rc = 0;
+	int dfd = open_beneath(be, rel, O_RDONLY | O_DIRECTORY);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		rc = dfd < 0 ? dfd : -errno;
+		if (dfd >= 0)
+			close(dfd);
 		return rc;
-	DIR *d = opendir(path);
-	if (!d)
-		return -errno;
+	}
 	struct dirent *de;
 	while (rc == 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		struct stat st;
-		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 			continue;
 		pq_identity id;
@@ -60,24 +107,23 @@ static int local_list(void *be, const char *rel, pfs_source_list_fn fn, void *ct
 
 static int local_stat(void *be, const char *rel, struct stat *st, pq_identity *id)
 {
-	char path[PATH_MAX];
-	int rc = path_of(be, rel, path, sizeof path);
-	if (rc)
-		return rc;
-	if (stat(path, st) != 0)
-		return -errno;
-	pq_identity_of_stat(st, id);
-	return 0;
+	int fd = open_beneath(be, rel, O_PATH);
+	if (fd < 0)
+		return fd;
+	int rc = fstat(fd, st) == 0 ? 0 : -errno;
+	close(fd);
+	if (rc == 0 && S_ISLNK(st->st_mode))
+		rc = -ENOENT; /* not followed: not there */
+	if (rc == 0)
+		pq_identity_of_stat(st, id);
+	return rc;
 }
 
 static int local_sniff(void *be, const char *rel)
 {
-	char path[PATH_MAX];
-	if (path_of(be, rel, path, sizeof path))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = open_beneath(be, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : 0;
+		return fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM ? fd : 0;
 	char m[PQ_MAGIC_LEN];
 	bool ok = pread(fd, m, sizeof m, 0) == (ssize_t)sizeof m && pq_magic_is_parquet(m, sizeof m);
 	close(fd);
@@ -92,9 +138,9 @@ static pq_status local_open(void *be, const char *rel, pq_source **out, pq_error
 	name = name ? name + 1 : rel;
 	if (path_of(be, rel, path, sizeof path))
 		return pq_fail(err, PQ_EIO, "%s: cannot open: %s", name, strerror(ENAMETOOLONG));
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open_beneath(be, rel, O_RDONLY | O_NOCTTY);
 	if (fd < 0)
-		return pq_fail(err, PQ_EIO, "%s: cannot open: %s", name, strerror(errno));
+		return pq_fail(err, PQ_EIO, "%s: cannot open: %s", name, strerror(-fd));
 	pq_status st = pq_source_fd_new(fd, true, out, err);
 	if (st != PQ_OK)
 		return pq_context(err, "%s", name);

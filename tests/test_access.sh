@@ -154,4 +154,52 @@ if [ "$SKIPPED_USER" = 0 ]; then
 	fi
 fi
 
+# ---- symlinks in SOURCE are not followed ----------------------------------
+if [ "$SKIPPED_USER" = 0 ]; then
+	SRC=$WORK/links
+	MNT=$WORK/mnt3
+	OUT=$WORK/outside
+	mkdir -p "$SRC/private" "$OUT"
+	chmod 755 "$SRC"
+	chmod 700 "$SRC/private" "$OUT"
+	cp "$WORK/t.parquet" "$SRC/plain.parquet"
+	cp "$WORK/t.parquet" "$SRC/private/pub.parquet"
+	cp "$WORK/t.parquet" "$OUT/secret.parquet"
+	printf 'not parquet\n' > "$OUT/secret.txt"
+	chmod 644 "$SRC/plain.parquet" "$SRC/private/pub.parquet"
+	chmod 600 "$OUT/secret.parquet" "$OUT/secret.txt"
+	chmod 755 "$OUT" # the directory searchable: only the files' 0600 protects them
+	ln -s private/pub.parquet "$SRC/link.parquet"      # world-readable file, 0700 dir
+	ln -s private "$SRC/linkdir"                       # a directory link
+	ln -s "$OUT/secret.parquet" "$SRC/s1.parquet"      # out of SOURCE, 0600, Parquet
+	ln -s "$OUT/secret.txt" "$SRC/s2.parquet"          # out of SOURCE, 0600, not
+	if mount_fs "$MNT" -o allow_other "$SRC"; then
+		as_user head -c 100 "$MNT/plain.parquet/data.csv" >/dev/null 2>&1 ||
+			fail "the user cannot read plain.parquet/data.csv (setup)"
+		as_user ls "$MNT/private/" >/dev/null 2>&1 && fail "the user lists private/ (0700)"
+		listing=$(as_user ls -a "$MNT" 2>&1)
+		for n in link.parquet linkdir s1.parquet s2.parquet; do
+			grep -qx "$n" <<<"$listing" && fail "the symlink $n is listed: $(echo $listing)"
+		done
+		ok "listing as the user: $(echo $listing)"
+		for p in link.parquet/data.csv link.parquet/schema.txt linkdir/pub.parquet/data.csv \
+			s1.parquet/schema.txt; do
+			if as_user cat "$MNT/$p" >/dev/null 2>"$WORK/cat.err"; then
+				fail "the user read $p through a symlink"
+			else
+				ok "$p: $(head -1 "$WORK/cat.err" | sed 's/.*: //')"
+			fi
+		done
+		# whether a 0600 file is Parquet: no difference to see between s1 and s2
+		a=$(as_user stat -c %F "$MNT/s1.parquet" 2>&1 | sed 's/.*: //')
+		b=$(as_user stat -c %F "$MNT/s2.parquet" 2>&1 | sed 's/.*: //')
+		[ "$a" = "$b" ] && ok "s1 (Parquet) and s2 (text) look alike: $a" ||
+			fail "a 0600 file's Parquet-ness shows: s1.parquet is '$a', s2.parquet '$b'"
+		# root too: links are not followed for anyone (one listing for all)
+		[ -e "$MNT/link.parquet" ] && fail "link.parquet exists for root"
+		umount_fs "$MNT"
+	fi
+fi
+
+[ "$SKIPPED_USER" = 1 ] && [ "$FAILS" -eq 0 ] && skip "names passed; the allow_other parts need a second user: $WHY"
 finish

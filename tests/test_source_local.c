@@ -250,6 +250,39 @@ START_TEST(test_publish_rights)
 }
 END_TEST
 
+/* Links inside SOURCE are not followed (doc/design.md, "Symbolic links"):
+ * not listed, not there for stat, sniff and open, not even on the way. */
+START_TEST(test_symlinks)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/link.parquet", root);
+	ck_assert_int_eq(symlink("a.parquet", p), 0);
+	snprintf(p, sizeof p, "%s/linkdir", root);
+	ck_assert_int_eq(symlink("sub", p), 0);
+	put("sub/b.parquet", "PAR1....PAR1", 12);
+	char names[256];
+	names_of("", names, sizeof names);
+	ck_assert_str_eq(names, "a.parquet notes.txt sub");
+	struct stat st;
+	pq_identity id;
+	ck_assert_int_eq(src->ops->stat(src->be, "link.parquet", &st, &id), -ENOENT);
+	ck_assert_int_eq(src->ops->stat(src->be, "linkdir", &st, &id), -ENOENT);
+	int rc = src->ops->stat(src->be, "linkdir/b.parquet", &st, &id);
+	ck_assert_msg(rc == -ENOTDIR || rc == -ENOENT, "%d", rc);
+	ck_assert_int_eq(src->ops->stat(src->be, "sub/b.parquet", &st, &id), 0);
+	ck_assert_int_eq(src->ops->stat(src->be, "sub/../a.parquet", &st, &id), -ENOENT);
+	ck_assert_int_eq(src->ops->sniff(src->be, "link.parquet"), 0);
+	ck_assert_int_eq(src->ops->sniff(src->be, "linkdir/b.parquet"), 0);
+	ck_assert_int_eq(src->ops->sniff(src->be, "sub/b.parquet"), 1);
+	pq_source *s;
+	pq_error err;
+	ck_assert_int_eq(src->ops->open(src->be, "link.parquet", &s, &err), PQ_EIO);
+	ck_assert_int_eq(src->ops->open(src->be, "linkdir/b.parquet", &s, &err), PQ_EIO);
+	seen sn = {.n = 0};
+	ck_assert_int_ne(src->ops->list(src->be, "linkdir", collect, &sn), 0);
+}
+END_TEST
+
 START_TEST(test_single_file_root)
 {
 	char file[512];
@@ -281,6 +314,7 @@ int main(void)
 	tcase_add_test(tc, test_open);
 	tcase_add_test(tc, test_publish);
 	tcase_add_test(tc, test_publish_rights);
+	tcase_add_test(tc, test_symlinks);
 	tcase_add_test(tc, test_single_file_root);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
