@@ -304,6 +304,8 @@ int pfs_stg_list(pfs_fs *fs, pfs_node *dir, pfs_stg_list_fn fn, void *ctx)
 	rc = pfs_source_list(fs, d->rel, list_source_one, &l);
 	if (rc == -ENOENT || rc == -ENOTDIR)
 		rc = 0; /* only the store has it (SOURCE's was removed) */
+	if (rc == 0 && stg_store_check(s, false) != 0)
+		return 0; /* no store (or not ours: never listed) */
 	return rc ? rc : list_store(s, d, tp, fn, ctx);
 }
 
@@ -391,6 +393,8 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 	bool writable = (flags & O_ACCMODE) != O_RDONLY;
 	if (kind == PFS_K_STG_ERROR && (writable || (flags & O_TRUNC)))
 		return -EACCES;
+	if ((rc = stg_store_check(s, false)) != 0) /* never through someone's link */
+		return rc;
 	if (create && (rc = pfs_local_mkdirs_for(p)))
 		return rc;
 	stg_handle *h = calloc(1, sizeof *h);
@@ -514,6 +518,9 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 	cred_of(req, &cred);
 	if (rc == 0)
 		rc = may_stage(s, rel, &cred);
+	if (rc == 0 && (rc = stg_store_check(s, true)) != 0)
+		pfs_log(LOG_ERR, "staging: %s is not the daemon's own directory (%s): nothing is staged",
+			s->store, strerror(-rc));
 	stg_handle *h = NULL;
 	struct stat st;
 	if (rc == 0)
@@ -742,7 +749,7 @@ void pfs_stg_rmdir(fuse_req_t req, pfs_node *dir, const char *name)
 		rc = stg_store_path(s, rel, NULL, tp, sizeof tp);
 	if (rc == 0) {
 		/* staged files first: rmdir fails while the store holds any */
-		int a = rmdir(tp) == 0 ? 0 : errno;
+		int a = stg_store_check(s, false) ? ENOENT : rmdir(tp) == 0 ? 0 : errno;
 		pfs_cred cred;
 		cred_of(req, &cred);
 		int b = a == 0 || a == ENOENT ? -source_rmdir(s, rel, &cred) : EEXIST;
@@ -772,6 +779,8 @@ void pfs_stg_unlink(fuse_req_t req, pfs_node *dir, const char *name)
 		rc = -ENOENT;
 	if (rc == 0)
 		rc = stg_store_path(s, rel, NULL, p, sizeof p);
+	if (rc == 0)
+		rc = stg_store_check(s, false); /* never unlink through someone's link */
 	if (rc == 0 && !(e = stg_ent_get(s, rel)))
 		rc = -ENOMEM;
 	if (rc == 0) {

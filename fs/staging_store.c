@@ -326,8 +326,38 @@ void *stg_recovery_run(void *arg)
 {
 	pfs_staging *s = arg;
 	int dfd = open(s->fs->opts->source_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0)
+	if (dfd >= 0) {
 		clean_tmp(s, dfd, 0);
-	recover_dir(s, "", 0);
+		close(dfd);
+	}
+	int rc = stg_store_check(s, false);
+	if (rc == 0)
+		recover_dir(s, "", 0);
+	else if (rc != -ENOENT)
+		pfs_log(LOG_ERR, "staging: %s is not the daemon's own directory: not recovered",
+			s->store);
 	return NULL;
+}
+
+/* One directory of the store's path: made when missing (with make), then
+ * it must be a directory (not a link) of the daemon's user. */
+static int own_dir(const char *p, bool make)
+{
+	if (make && mkdir(p, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	struct stat st;
+	if (lstat(p, &st) != 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) && st.st_uid == geteuid() ? 0 : -EACCES;
+}
+
+int stg_store_check(pfs_staging *s, bool make)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s", s->store);
+	char *slash = strrchr(p, '/');
+	if (slash)
+		*slash = '\0'; /* SOURCE/.parquetfs */
+	int rc = own_dir(p, make);
+	return rc ? rc : own_dir(s->store, make);
 }

@@ -154,6 +154,32 @@ if [ "$SKIPPED_USER" = 0 ]; then
 	fi
 fi
 
+# ---- the store is the daemon's own ------------------------------------------
+# In a world-writable SOURCE a user puts a link at SOURCE/.parquetfs (where
+# staging keeps its bytes) to a directory only root may write.
+if [ "$SKIPPED_USER" = 0 ]; then
+	SRC=$WORK/store
+	MNT=$WORK/mnt4
+	mkdir -p "$SRC" "$WORK/rootonly/staging"
+	chmod 1777 "$SRC"
+	chmod 755 "$WORK/rootonly"
+	printf 'id\n1\n' > "$WORK/rootonly/staging/keep.csv"
+	as_user ln -s "$WORK/rootonly" "$SRC/.parquetfs" || fail "setup: the user cannot ln -s"
+	if mount_fs "$MNT" -o allow_other "$SRC"; then
+		sleep 0.5 # recovery: it must not convert keep.csv from the linked store
+		as_user ls "$MNT/staging/" 2>/dev/null | grep -q keep.csv &&
+			fail "staging/ lists the linked store's keep.csv"
+		as_user cp "$WORK/v.csv" "$MNT/staging/x.csv" 2>/dev/null &&
+			fail "cp into staging/ with SOURCE/.parquetfs a user's link succeeded"
+		as_user rm "$MNT/staging/keep.csv" 2>/dev/null
+		[ -e "$WORK/rootonly/staging/x.csv" ] && fail "the daemon wrote through the user's link"
+		[ -e "$WORK/rootonly/staging/keep.csv" ] || fail "the daemon removed through the user's link"
+		[ -e "$SRC/keep.parquet" ] && fail "recovery converted the linked store's keep.csv"
+		ok "a link at SOURCE/.parquetfs is not used"
+		umount_fs "$MNT"
+	fi
+fi
+
 # ---- symlinks in SOURCE are not followed ----------------------------------
 if [ "$SKIPPED_USER" = 0 ]; then
 	SRC=$WORK/links
