@@ -22,6 +22,18 @@
 #include "pq_error.h"
 #include "pq_io.h"
 
+/* Whom staging/ acts for (interface.md, "Mounting": staging acts with the
+ * caller's rights): the user, group and supplementary groups of the FUSE
+ * request that created the staged file. Groups past PFS_CRED_GROUPS are
+ * dropped, which can only refuse more. */
+#define PFS_CRED_GROUPS 64
+typedef struct pfs_cred {
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[PFS_CRED_GROUPS];
+} pfs_cred;
+
 /* One conversion being published (the backend's state). */
 typedef struct pfs_publish pfs_publish;
 
@@ -30,35 +42,45 @@ typedef struct pfs_publish pfs_publish;
  * `who` (the staged file's name) starts every message, as staging/'s
  * .error files show them. */
 typedef struct pfs_publish_ops {
-	/* Starts writing rel (directories leading to it are created):
-	 * *fd is an empty descriptor open for reading and writing, owned by
-	 * the publication, that the conversion writes into. */
-	pq_status (*begin)(void *be, const char *rel, const char *who, pfs_publish **out,
-			   int *fd, pq_error *err);
+	/* Whether cred could have written rel in SOURCE itself: search on
+	 * every directory leading to it, write on the one holding it (or on
+	 * the nearest existing one, when directories are missing), and for
+	 * an existing rel write permission on it and, in a sticky directory,
+	 * ownership of it or of the directory. 0, -EACCES, -EPERM or -errno. */
+	int (*may_write)(void *be, const char *rel, const pfs_cred *cred);
+	/* Starts writing rel for cred (checked as may_write; directories
+	 * leading to it are created, owned by cred): *fd is an empty
+	 * descriptor open for reading and writing, owned by the publication,
+	 * that the conversion writes into. The file will belong to cred. */
+	pq_status (*begin)(void *be, const char *rel, const char *who, const pfs_cred *cred,
+			   pfs_publish **out, int *fd, pq_error *err);
 	/* Makes the bytes written durable and puts them at rel (local:
-	 * fsync, rename over the target, fsync of the directory). Frees p,
-	 * whatever the outcome; a failed commit leaves nothing behind. */
+	 * fsync, rename over the target, fsync of the directory), after
+	 * checking cred against the target again. Frees p, whatever the
+	 * outcome; a failed commit leaves nothing behind. */
 	pq_status (*commit)(pfs_publish *p, pq_error *err);
 	/* Drops what was written; frees p. */
 	void (*abort)(pfs_publish *p);
 	/* Directories of SOURCE, which staging/'s directories are (mkdir and
-	 * rmdir in staging/): 0 or -errno, as mkdir(2) and rmdir(2). */
-	int (*mkdir)(void *be, const char *rel, mode_t mode);
-	int (*rmdir)(void *be, const char *rel);
+	 * rmdir in staging/) with cred's rights; a new one belongs to cred.
+	 * 0 or -errno, as mkdir(2) and rmdir(2). */
+	int (*mkdir)(void *be, const char *rel, mode_t mode, const pfs_cred *cred);
+	int (*rmdir)(void *be, const char *rel, const pfs_cred *cred);
 } pfs_publish_ops;
 
 /* Called by list for each entry: a directory or a regular file (links
- * followed), with its attributes and identity. Non-zero stops the list
+ * inside SOURCE are not followed, so never listed: doc/design.md,
+ * "Symbolic links"), with its attributes and identity. Non-zero stops the list
  * and is returned by it. */
 typedef int (*pfs_source_list_fn)(void *ctx, const char *name, const struct stat *st,
 				  const pq_identity *id);
 
 typedef struct pfs_source_ops {
-	/* Entries of directory rel; other kinds (sockets, devices, broken
-	 * links) are skipped. -errno when rel cannot be listed. */
+	/* Entries of directory rel; other kinds (sockets, devices, links)
+	 * are skipped. -errno when rel cannot be listed. */
 	int (*list)(void *be, const char *rel, pfs_source_list_fn fn, void *ctx);
-	/* Attributes and identity of rel (links followed); -errno
-	 * (-ENOENT when it is not there). */
+	/* Attributes and identity of rel, no link followed on the way; -errno
+	 * (-ENOENT when it is not there, or a link is). */
 	int (*stat)(void *be, const char *rel, struct stat *st, pq_identity *id);
 	/* Whether rel starts with a Parquet magic (pq_magic_is_parquet):
 	 * 1 yes, 0 no (or unreadable), -errno when the daemon is short of a

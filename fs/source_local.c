@@ -33,21 +33,68 @@ static int path_of(const local *l, const char *rel, char *buf, size_t n)
 	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
 }
 
+/* Symbolic links inside SOURCE are never followed (doc/design.md,
+ * "Symbolic links"): a link could lead a user of an allow_other mount to a
+ * file outside SOURCE, or past a directory they may not search, whose
+ * bytes the daemon would serve with only the file's own mode shown. So
+ * rel is reached one name at a time from SOURCE with O_NOFOLLOW (a link
+ * anywhere on the way fails with ELOOP or ENOTDIR, even one swapped in
+ * after the lookup), and listings take links for what they are (lstat),
+ * which are neither directories nor files: not shown. SOURCE itself may
+ * be a link: the administrator chose it. Returns a descriptor or -errno. */
+static int open_beneath(const local *l, const char *rel, int flags)
+{
+	if (!rel[0]) {
+		int fd = open(l->root, flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	char buf[PATH_MAX];
+	if (strlen(rel) >= sizeof buf)
+		return -ENAMETOOLONG;
+	snprintf(buf, sizeof buf, "%s", rel);
+	int dfd = open(l->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	char *save = NULL, *comp = strtok_r(buf, "/", &save);
+	while (comp) {
+		char *next = strtok_r(NULL, "/", &save);
+		int rc = 0;
+		if (!strcmp(comp, ".") || !strcmp(comp, ".."))
+			rc = -ENOENT; /* names of the mount never are; never leave SOURCE */
+		int fd = rc ? -1
+			    : openat(dfd, comp, (next ? O_PATH | O_DIRECTORY : flags) | O_NOFOLLOW |
+							O_CLOEXEC);
+		if (!rc && fd < 0)
+			rc = errno == ELOOP ? -ENOENT : -errno; /* a link: not there */
+		close(dfd);
+		if (rc)
+			return rc;
+		if (!next)
+			return fd;
+		dfd = fd;
+		comp = next;
+	}
+	close(dfd);
+	return -ENOENT;
+}
+
 static int local_list(void *be, const char *rel, pfs_source_list_fn fn, void *ctx)
 {
-	char path[PATH_MAX];
-	int rc = path_of(be, rel, path, sizeof path);
-	if (rc)
+	int rc = 0;
+	int dfd = open_beneath(be, rel, O_RDONLY | O_DIRECTORY);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		rc = dfd < 0 ? dfd : -errno;
+		if (dfd >= 0)
+			close(dfd);
 		return rc;
-	DIR *d = opendir(path);
-	if (!d)
-		return -errno;
+	}
 	struct dirent *de;
 	while (rc == 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		struct stat st;
-		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 			continue;
 		pq_identity id;
@@ -60,24 +107,23 @@ static int local_list(void *be, const char *rel, pfs_source_list_fn fn, void *ct
 
 static int local_stat(void *be, const char *rel, struct stat *st, pq_identity *id)
 {
-	char path[PATH_MAX];
-	int rc = path_of(be, rel, path, sizeof path);
-	if (rc)
-		return rc;
-	if (stat(path, st) != 0)
-		return -errno;
-	pq_identity_of_stat(st, id);
-	return 0;
+	int fd = open_beneath(be, rel, O_PATH);
+	if (fd < 0)
+		return fd;
+	int rc = fstat(fd, st) == 0 ? 0 : -errno;
+	close(fd);
+	if (rc == 0 && S_ISLNK(st->st_mode))
+		rc = -ENOENT; /* not followed: not there */
+	if (rc == 0)
+		pq_identity_of_stat(st, id);
+	return rc;
 }
 
 static int local_sniff(void *be, const char *rel)
 {
-	char path[PATH_MAX];
-	if (path_of(be, rel, path, sizeof path))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = open_beneath(be, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : 0;
+		return fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM ? fd : 0;
 	char m[PQ_MAGIC_LEN];
 	bool ok = pread(fd, m, sizeof m, 0) == (ssize_t)sizeof m && pq_magic_is_parquet(m, sizeof m);
 	close(fd);
@@ -92,9 +138,9 @@ static pq_status local_open(void *be, const char *rel, pq_source **out, pq_error
 	name = name ? name + 1 : rel;
 	if (path_of(be, rel, path, sizeof path))
 		return pq_fail(err, PQ_EIO, "%s: cannot open: %s", name, strerror(ENAMETOOLONG));
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open_beneath(be, rel, O_RDONLY | O_NOCTTY);
 	if (fd < 0)
-		return pq_fail(err, PQ_EIO, "%s: cannot open: %s", name, strerror(errno));
+		return pq_fail(err, PQ_EIO, "%s: cannot open: %s", name, strerror(-fd));
 	pq_status st = pq_source_fd_new(fd, true, out, err);
 	if (st != PQ_OK)
 		return pq_context(err, "%s", name);
@@ -118,6 +164,7 @@ static void local_free(void *be)
 struct pfs_publish {
 	int dfd;                /* the target's directory */
 	int fd;                 /* the temporary file */
+	pfs_cred cred;          /* whom it is published for */
 	char who[NAME_MAX + 1]; /* for messages */
 	char rel[PATH_MAX];
 	char tmp[NAME_MAX + 1];
@@ -150,25 +197,168 @@ int pfs_local_mkdirs_for(const char *path)
 	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -errno;
 }
 
-static pq_status pub_begin(void *be, const char *rel, const char *who, pfs_publish **out,
-			   int *fd, pq_error *err)
+/* ---- the caller's rights ----------------------------------------------------
+ *
+ * Staging acts for the user who wrote the staged file: what it does in
+ * SOURCE is checked against that user's rights here, from the mode bits as
+ * the kernel reads them (POSIX ACLs are not consulted: a right granted
+ * only by an ACL is refused). Paths are walked one directory at a time
+ * with O_NOFOLLOW, from a descriptor of the directory above, so a link
+ * swapped into SOURCE between the check and the rename cannot lead out of
+ * it. Root (uid 0) may do everything, as with CAP_DAC_OVERRIDE. */
+
+static bool in_group(const pfs_cred *c, gid_t g)
+{
+	if (c->gid == g)
+		return true;
+	for (int i = 0; i < c->ngroups && i < PFS_CRED_GROUPS; i++)
+		if (c->groups[i] == g)
+			return true;
+	return false;
+}
+
+/* want: R_OK, W_OK, X_OK bits (4, 2, 1, as in the mode). */
+static bool cred_may(const pfs_cred *c, const struct stat *st, int want)
+{
+	if (c->uid == 0)
+		return true;
+	unsigned bits = st->st_uid == c->uid ? (st->st_mode >> 6) & 7
+		      : in_group(c, st->st_gid) ? (st->st_mode >> 3) & 7
+						: st->st_mode & 7;
+	return (bits & (unsigned)want) == (unsigned)want;
+}
+
+/* Makes what the daemon created belong to c (when the daemon may). */
+static int own_at(int dfd, const char *name, const pfs_cred *c)
+{
+	if (geteuid() != 0 || c->uid == 0)
+		return 0;
+	return fchownat(dfd, name, c->uid, c->gid, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+}
+
+/* A descriptor of directory dir of SOURCE ("" for SOURCE itself), walked
+ * for c: c searches every directory. A missing directory is made (owned
+ * by c, where c may write) when make; otherwise *missing (when not NULL)
+ * says so and the deepest existing directory is returned. -errno. */
+static int open_dir_as(const local *l, const char *dir, const pfs_cred *c, bool make,
+		       bool *missing)
+{
+	if (missing)
+		*missing = false;
+	char buf[PATH_MAX];
+	if (strlen(dir) >= sizeof buf)
+		return -ENAMETOOLONG;
+	snprintf(buf, sizeof buf, "%s", dir);
+	int fd = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char *save = NULL;
+	for (char *comp = strtok_r(buf, "/", &save);; comp = strtok_r(NULL, "/", &save)) {
+		struct stat st;
+		int rc = fstat(fd, &st) != 0 ? -errno : !cred_may(c, &st, X_OK) ? -EACCES : 0;
+		if (rc) {
+			close(fd);
+			return rc;
+		}
+		if (!comp)
+			return fd;
+		int nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 && errno == ENOENT && (make || missing)) {
+			if (!cred_may(c, &st, W_OK | X_OK)) {
+				close(fd);
+				return -EACCES;
+			}
+			if (!make) {
+				*missing = true;
+				return fd;
+			}
+			rc = mkdirat(fd, comp, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+			if (rc == 0)
+				rc = own_at(fd, comp, c);
+			if (rc) {
+				close(fd);
+				return rc;
+			}
+			nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		int err = errno == ELOOP ? ENOTDIR : errno; /* a link is no directory here */
+		close(fd);
+		if (nfd < 0)
+			return -err;
+		fd = nfd;
+	}
+}
+
+/* Whether c may put a file named base into directory dfd: write and
+ * search on the directory; an existing base must be writable by c and, in
+ * a sticky directory, c's or the directory's (what unlink(2) asks). */
+static int may_replace(int dfd, const char *base, const pfs_cred *c)
+{
+	struct stat d, t;
+	if (fstat(dfd, &d) != 0)
+		return -errno;
+	if (!cred_may(c, &d, W_OK | X_OK))
+		return -EACCES;
+	if (fstatat(dfd, base, &t, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISDIR(t.st_mode))
+		return -EISDIR;
+	if ((d.st_mode & S_ISVTX) && c->uid != 0 && c->uid != t.st_uid && c->uid != d.st_uid)
+		return -EPERM;
+	if (S_ISREG(t.st_mode) && !cred_may(c, &t, W_OK))
+		return -EACCES;
+	return 0;
+}
+
+/* rel split into its directory (in buf) and its last name. */
+static int split_rel(const char *rel, char *buf, size_t n, const char **base)
+{
+	if (strlen(rel) >= n)
+		return -ENAMETOOLONG;
+	snprintf(buf, n, "%s", rel);
+	char *slash = strrchr(buf, '/');
+	if (!slash) {
+		*base = rel;
+		buf[0] = '\0';
+	} else {
+		*slash = '\0';
+		*base = rel + (slash - buf) + 1;
+	}
+	return **base ? 0 : -EINVAL;
+}
+
+static int pub_may_write(void *be, const char *rel, const pfs_cred *c)
+{
+	char dir[PATH_MAX];
+	const char *base;
+	bool missing;
+	int rc = split_rel(rel, dir, sizeof dir, &base);
+	int dfd = rc ? rc : open_dir_as(be, dir, c, false, &missing);
+	if (dfd < 0)
+		return dfd;
+	rc = missing ? 0 : may_replace(dfd, base, c);
+	close(dfd);
+	return rc;
+}
+
+static pq_status pub_begin(void *be, const char *rel, const char *who, const pfs_cred *c,
+			   pfs_publish **out, int *fd, pq_error *err)
 {
 	local *l = be;
 	*out = NULL;
-	char tpath[PATH_MAX];
-	if (path_of(l, rel, tpath, sizeof tpath) || strlen(rel) >= PATH_MAX)
+	char dir[PATH_MAX];
+	const char *base;
+	if (split_rel(rel, dir, sizeof dir, &base))
 		return pq_fail(err, PQ_EIO, "%s: the target path is too long", who);
-	int rc = pfs_local_mkdirs_for(tpath);
-	if (rc)
-		return pq_fail(err, PQ_EIO, "%s: cannot create the directory of %s: %s", who, rel,
-			       strerror(-rc));
-	char *slash = strrchr(tpath, '/');
-	*slash = '\0';
-	int dfd = open(tpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	*slash = '/';
+	int dfd = open_dir_as(l, dir, c, true, NULL);
 	if (dfd < 0)
-		return pq_fail(err, PQ_EIO, "%s: cannot open the directory of %s: %s", who, rel,
-			       strerror(errno));
+		return pq_fail(err, PQ_EIO, "%s: cannot create the directory of %s: %s", who, rel,
+			       strerror(-dfd));
+	int rc = may_replace(dfd, base, c);
+	if (rc) {
+		close(dfd);
+		return pq_fail(err, PQ_EIO, "%s: may not write %s: %s", who, rel, strerror(-rc));
+	}
 	pfs_publish *p = calloc(1, sizeof *p);
 	if (!p) {
 		close(dfd);
@@ -176,6 +366,7 @@ static pq_status pub_begin(void *be, const char *rel, const char *who, pfs_publi
 	}
 	p->dfd = dfd;
 	p->fd = -1;
+	p->cred = *c;
 	snprintf(p->who, sizeof p->who, "%s", who);
 	snprintf(p->rel, sizeof p->rel, "%s", rel);
 	const char *b = strrchr(p->rel, '/');
@@ -187,10 +378,18 @@ static pq_status pub_begin(void *be, const char *rel, const char *who, pfs_publi
 	pq_status st = PQ_OK;
 	if (k < 0 || (size_t)k >= sizeof p->tmp)
 		st = pq_fail(err, PQ_EIO, "%s: the name %s is too long", who, p->base);
-	else if ((p->fd = openat(dfd, p->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0)
+	else if ((p->fd = openat(dfd, p->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				 0666)) < 0)
 		st = pq_fail(err, PQ_EIO, "%s: cannot create %s beside %s: %s", who, p->tmp, rel,
 			     strerror(errno));
+	else if ((rc = own_at(dfd, p->tmp, c)) != 0)
+		st = pq_fail(err, PQ_EIO, "%s: cannot give %s to its writer: %s", who, p->tmp,
+			     strerror(-rc));
 	if (st != PQ_OK) {
+		if (p->fd >= 0) {
+			close(p->fd);
+			(void)unlinkat(dfd, p->tmp, 0);
+		}
 		close(dfd);
 		free(p);
 		return st;
@@ -219,6 +418,10 @@ static pq_status pub_commit(pfs_publish *p, pq_error *err)
 	p->fd = -1;
 	if (close(fd) != 0 && st == PQ_OK)
 		st = pq_fail(err, PQ_EIO, "%s: cannot write %s: %s", p->who, p->rel, strerror(errno));
+	/* SOURCE may have changed while converting (a file put there since) */
+	int rc = st == PQ_OK ? may_replace(p->dfd, p->base, &p->cred) : 0;
+	if (rc)
+		st = pq_fail(err, PQ_EIO, "%s: may not write %s: %s", p->who, p->rel, strerror(-rc));
 	if (st == PQ_OK && renameat(p->dfd, p->tmp, p->dfd, p->base) != 0)
 		st = pq_fail(err, PQ_EIO, "%s: cannot rename to %s: %s", p->who, p->rel,
 			     strerror(errno));
@@ -232,21 +435,52 @@ static pq_status pub_commit(pfs_publish *p, pq_error *err)
 	return st;
 }
 
-static int pub_mkdir(void *be, const char *rel, mode_t mode)
+static int pub_mkdir(void *be, const char *rel, mode_t mode, const pfs_cred *c)
 {
-	char p[PATH_MAX];
-	int rc = path_of(be, rel, p, sizeof p);
-	return rc ? rc : mkdir(p, mode) == 0 ? 0 : -errno;
+	char dir[PATH_MAX];
+	const char *base;
+	int rc = split_rel(rel, dir, sizeof dir, &base);
+	int dfd = rc ? rc : open_dir_as(be, dir, c, false, NULL);
+	if (dfd < 0)
+		return dfd;
+	struct stat d;
+	if (fstat(dfd, &d) != 0)
+		rc = -errno;
+	else if (!cred_may(c, &d, W_OK | X_OK))
+		rc = -EACCES;
+	else if (mkdirat(dfd, base, mode) != 0)
+		rc = -errno;
+	else if ((rc = own_at(dfd, base, c)) != 0)
+		(void)unlinkat(dfd, base, AT_REMOVEDIR);
+	close(dfd);
+	return rc;
 }
 
-static int pub_rmdir(void *be, const char *rel)
+static int pub_rmdir(void *be, const char *rel, const pfs_cred *c)
 {
-	char p[PATH_MAX];
-	int rc = path_of(be, rel, p, sizeof p);
-	return rc ? rc : rmdir(p) == 0 ? 0 : -errno;
+	char dir[PATH_MAX];
+	const char *base;
+	int rc = split_rel(rel, dir, sizeof dir, &base);
+	int dfd = rc ? rc : open_dir_as(be, dir, c, false, NULL);
+	if (dfd < 0)
+		return dfd;
+	struct stat d, t;
+	if (fstat(dfd, &d) != 0 || fstatat(dfd, base, &t, AT_SYMLINK_NOFOLLOW) != 0)
+		rc = -errno;
+	else if (!S_ISDIR(t.st_mode))
+		rc = -ENOTDIR;
+	else if (!cred_may(c, &d, W_OK | X_OK))
+		rc = -EACCES;
+	else if ((d.st_mode & S_ISVTX) && c->uid != 0 && c->uid != t.st_uid && c->uid != d.st_uid)
+		rc = -EPERM;
+	else if (unlinkat(dfd, base, AT_REMOVEDIR) != 0)
+		rc = -errno;
+	close(dfd);
+	return rc;
 }
 
 static const pfs_publish_ops local_publish = {
+	.may_write = pub_may_write,
 	.begin = pub_begin,
 	.commit = pub_commit,
 	.abort = pub_abort,

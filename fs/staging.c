@@ -49,6 +49,31 @@ static pfs_staging *stg_of(fuse_req_t req)
 	return ((pfs_fs *)fuse_req_userdata(req))->staging;
 }
 
+/* The caller of req: staging acts with their rights (pfs_source.h). */
+static void cred_of(fuse_req_t req, pfs_cred *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	memset(c, 0, sizeof *c);
+	c->uid = ctx->uid;
+	c->gid = ctx->gid;
+	int n = fuse_req_getgroups(req, PFS_CRED_GROUPS, c->groups);
+	c->ngroups = n < 0 ? 0 : n > PFS_CRED_GROUPS ? PFS_CRED_GROUPS : n;
+}
+
+/* Whether c could write the target of the staged name rel in SOURCE:
+ * asked before a file is staged, so nothing is accepted that could never
+ * be published (publishing asks again). */
+static int may_stage(pfs_staging *s, const char *rel, const pfs_cred *c)
+{
+	char trel[PATH_MAX];
+	void *be;
+	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
+	if (!pub)
+		return -EROFS;
+	int rc = stg_target_rel(rel, trel, sizeof trel);
+	return rc ? rc : pub->may_write(be, trel, c);
+}
+
 /* ---- names ------------------------------------------------------------------------ */
 
 static uint64_t rel_hash(const char *s)
@@ -279,6 +304,8 @@ int pfs_stg_list(pfs_fs *fs, pfs_node *dir, pfs_stg_list_fn fn, void *ctx)
 	rc = pfs_source_list(fs, d->rel, list_source_one, &l);
 	if (rc == -ENOENT || rc == -ENOTDIR)
 		rc = 0; /* only the store has it (SOURCE's was removed) */
+	if (rc == 0 && stg_store_check(s, false) != 0)
+		return 0; /* no store (or not ours: never listed) */
 	return rc ? rc : list_store(s, d, tp, fn, ctx);
 }
 
@@ -333,9 +360,31 @@ static int touch_dirty(pfs_staging *s, stg_ent *e, bool written)
 	return e->writers > 0 ? stg_marker_set(s, e) : 0;
 }
 
-static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mode_t mode,
-		       bool create, stg_handle **out, struct stat *st)
+/* Opens store path p; with create, makes it when missing and gives what
+ * it made to c (when the daemon may: staged files belong to their writer,
+ * who can then remove them from a sticky directory). */
+static int open_store_file(const char *p, int oflags, int flags, mode_t mode, const pfs_cred *c)
 {
+	if (!c)
+		return open(p, oflags, 0);
+	int fd = open(p, oflags | O_CREAT | O_EXCL, mode & 0666);
+	if (fd < 0 && errno == EEXIST && !(flags & O_EXCL))
+		return open(p, oflags, 0);
+	if (fd >= 0 && geteuid() == 0 && c->uid != 0 && fchown(fd, c->uid, c->gid) != 0) {
+		int e = errno;
+		close(fd);
+		(void)unlink(p);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* With creator (a create), the file is made for creator when missing. */
+static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mode_t mode,
+		       const pfs_cred *creator, stg_handle **out, struct stat *st)
+{
+	bool create = creator != NULL;
 	*out = NULL;
 	char p[PATH_MAX];
 	int rc = stg_store_path(s, e->rel, NULL, p, sizeof p);
@@ -344,6 +393,8 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 	bool writable = (flags & O_ACCMODE) != O_RDONLY;
 	if (kind == PFS_K_STG_ERROR && (writable || (flags & O_TRUNC)))
 		return -EACCES;
+	if ((rc = stg_store_check(s, false)) != 0) /* never through someone's link */
+		return rc;
 	if (create && (rc = pfs_local_mkdirs_for(p)))
 		return rc;
 	stg_handle *h = calloc(1, sizeof *h);
@@ -352,16 +403,18 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 	h->e = e;
 	h->writable = writable;
 	int oflags = O_CLOEXEC | O_NOFOLLOW | (writable ? O_RDWR : O_RDONLY);
-	if (create)
-		oflags |= O_CREAT | (flags & O_EXCL);
 	/* readers need no state: they never wait for a conversion */
 	bool locked = kind == PFS_K_STG_FILE && writable;
 	if (locked)
 		pthread_mutex_lock(&e->lock);
-	h->fd = open(p, oflags, create ? (mode & 0666) : 0);
+	h->fd = open_store_file(p, oflags, flags, mode, creator);
 	if (h->fd < 0 || fstat(h->fd, st) != 0) {
 		rc = -errno;
 		goto fail;
+	}
+	if (creator) {
+		e->owner = *creator;
+		e->has_owner = true;
 	}
 	if (kind == PFS_K_STG_FILE && writable) {
 		adopt_file(s, e, st);
@@ -427,11 +480,23 @@ static void handle_drop(pfs_fs *fs, pfs_live *l)
 	free(h);
 }
 
+/* A byte below 0x20 or 0x7F in a name: a newline would forge log lines
+ * and break the one-line .error, the others confuse terminals. */
+static bool has_control(const char *name)
+{
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return true;
+	return false;
+}
+
 static bool valid_new_name(const char *name, bool dir, int *rc)
 {
 	*rc = 0;
 	if (strlen(name) > NAME_LIMIT)
 		*rc = -ENAMETOOLONG;
+	else if (has_control(name))
+		*rc = -EINVAL;
 	else if (name[0] == '.' || (!dir && stg_type_of(name) == STG_T_NONE))
 		*rc = -EINVAL; /* hidden names, and only the accepted extensions */
 	return *rc == 0;
@@ -449,10 +514,17 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 	else if (valid_new_name(name, false, &rc) &&
 		 (rc = stg_join(d->rel, name, rel, sizeof rel)) == 0 && !(e = stg_ent_get(s, rel)))
 		rc = -ENOMEM;
+	pfs_cred cred;
+	cred_of(req, &cred);
+	if (rc == 0)
+		rc = may_stage(s, rel, &cred);
+	if (rc == 0 && (rc = stg_store_check(s, true)) != 0)
+		pfs_log(LOG_ERR, "staging: %s is not the daemon's own directory (%s): nothing is staged",
+			s->store, strerror(-rc));
 	stg_handle *h = NULL;
 	struct stat st;
 	if (rc == 0)
-		rc = open_staged(s, e, PFS_K_STG_FILE, fi->flags, mode, true, &h, &st);
+		rc = open_staged(s, e, PFS_K_STG_FILE, fi->flags, mode, &cred, &h, &st);
 	pfs_node *n = rc == 0 ? node_of(s, e, PFS_K_STG_FILE) : NULL;
 	if (rc == 0 && !n) {
 		handle_close(s, h);
@@ -482,7 +554,7 @@ void pfs_stg_open(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi)
 	stg_handle *h = NULL;
 	struct stat st;
 	if (rc == 0)
-		rc = open_staged(s, e, kind, fi->flags, 0, false, &h, &st);
+		rc = open_staged(s, e, kind, fi->flags, 0, NULL, &h, &st);
 	if (rc) {
 		fuse_reply_err(req, -rc);
 		return;
@@ -628,18 +700,18 @@ void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
 /* ---- directories and removal ---------------------------------------------------------- */
 
 /* staging/'s directories are SOURCE's: made and removed by its backend. */
-static int source_mkdir(pfs_staging *s, const char *rel, mode_t mode)
+static int source_mkdir(pfs_staging *s, const char *rel, mode_t mode, const pfs_cred *c)
 {
 	void *be;
 	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
-	return pub ? pub->mkdir(be, rel, mode) : -EROFS;
+	return pub ? pub->mkdir(be, rel, mode, c) : -EROFS;
 }
 
-static int source_rmdir(pfs_staging *s, const char *rel)
+static int source_rmdir(pfs_staging *s, const char *rel, const pfs_cred *c)
 {
 	void *be;
 	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
-	return pub ? pub->rmdir(be, rel) : -EROFS;
+	return pub ? pub->rmdir(be, rel, c) : -EROFS;
 }
 
 void pfs_stg_mkdir(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode)
@@ -651,8 +723,10 @@ void pfs_stg_mkdir(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode)
 	if (rc == 0 && valid_new_name(name, true, &rc))
 		rc = stg_join(d->rel, name, rel, sizeof rel);
 	/* a directory of staging/ is a directory of SOURCE */
+	pfs_cred cred;
+	cred_of(req, &cred);
 	if (rc == 0)
-		rc = source_mkdir(s, rel, mode & 07777);
+		rc = source_mkdir(s, rel, mode & 07777, &cred);
 	pfs_node *n = NULL;
 	struct stat st;
 	if (rc == 0) {
@@ -675,8 +749,10 @@ void pfs_stg_rmdir(fuse_req_t req, pfs_node *dir, const char *name)
 		rc = stg_store_path(s, rel, NULL, tp, sizeof tp);
 	if (rc == 0) {
 		/* staged files first: rmdir fails while the store holds any */
-		int a = rmdir(tp) == 0 ? 0 : errno;
-		int b = a == 0 || a == ENOENT ? -source_rmdir(s, rel) : EEXIST;
+		int a = stg_store_check(s, false) ? ENOENT : rmdir(tp) == 0 ? 0 : errno;
+		pfs_cred cred;
+		cred_of(req, &cred);
+		int b = a == 0 || a == ENOENT ? -source_rmdir(s, rel, &cred) : EEXIST;
 		if (a == ENOTEMPTY || a == EEXIST || b == ENOTEMPTY || b == EEXIST)
 			rc = -ENOTEMPTY;
 		else if (a == ENOENT && b == ENOENT)
@@ -703,6 +779,8 @@ void pfs_stg_unlink(fuse_req_t req, pfs_node *dir, const char *name)
 		rc = -ENOENT;
 	if (rc == 0)
 		rc = stg_store_path(s, rel, NULL, p, sizeof p);
+	if (rc == 0)
+		rc = stg_store_check(s, false); /* never unlink through someone's link */
 	if (rc == 0 && !(e = stg_ent_get(s, rel)))
 		rc = -ENOMEM;
 	if (rc == 0) {

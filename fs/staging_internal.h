@@ -54,6 +54,8 @@ typedef struct stg_ent {
 	bool marker;          /* the .open marker exists */
 	bool converted;       /* published; bytes renamed to .done until the last
 			       * handle of this gen is released */
+	bool has_owner;       /* owner is known (from the create) */
+	pfs_cred owner;       /* who created the staged file: staging acts for them */
 } stg_ent;
 
 struct pfs_staging {
@@ -91,6 +93,12 @@ void stg_marker_clear(pfs_staging *s, stg_ent *e);
 /* Writes (atomically) or removes the one-line .error of a staged file. */
 void stg_error_write(pfs_staging *s, const char *rel, const char *msg);
 void stg_error_remove(pfs_staging *s, const char *rel);
+/* The store must be the daemon's own: in a world-writable SOURCE a user
+ * could otherwise put a link (or a directory of theirs) at
+ * SOURCE/.parquetfs and have the daemon write and remove files where they
+ * chose. Made when missing (with make); 0, -ENOENT, -EACCES (a link, not
+ * a directory, or another user's). */
+int stg_store_check(pfs_staging *s, bool make);
 /* Recovery at mount: markers, .done files, closed staged files, stale
  * temporary files in SOURCE. Runs on a thread of its own. */
 void *stg_recovery_run(void *arg);

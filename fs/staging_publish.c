@@ -15,6 +15,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,8 +246,37 @@ static pq_status convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int out
 	return st;
 }
 
+/* Whom a staged file is published for: its creator when this mount saw
+ * the create, else (a file recovered at mount) the owner of its bytes, with
+ * that user's groups. */
+static void owner_of(const stg_ent *e, int fd, pfs_cred *c)
+{
+	if (e->has_owner) {
+		*c = e->owner;
+		return;
+	}
+	memset(c, 0, sizeof *c);
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		c->uid = geteuid();
+		c->gid = getegid();
+		return;
+	}
+	c->uid = st.st_uid;
+	c->gid = st.st_gid;
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwuid_r(st.st_uid, &pw, buf, sizeof buf, &res) == 0 && res) {
+		int n = PFS_CRED_GROUPS;
+		if (getgrouplist(pw.pw_name, st.st_gid, c->groups, &n) < 0)
+			n = PFS_CRED_GROUPS; /* more than fit: the first ones */
+		c->ngroups = n;
+	}
+}
+
 /* Converts into a new file of SOURCE's backend (pfs_source.h; locally a
- * temporary file beside the target, renamed over it). */
+ * temporary file beside the target, renamed over it), with the rights of
+ * the staged file's writer. */
 static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, pq_error *err)
 {
 	char trel[PATH_MAX];
@@ -263,7 +294,9 @@ static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, pq_erro
 	pthread_mutex_lock(&s->target_locks[li]);
 	pfs_publish *p;
 	int out;
-	pq_status st = pub->begin(be, trel, e->name, &p, &out, err);
+	pfs_cred cred;
+	owner_of(e, in, &cred);
+	pq_status st = pub->begin(be, trel, e->name, &cred, &p, &out, err);
 	if (st == PQ_OK) {
 		st = convert(s, e, t, in, out, trel, err);
 		if (st == PQ_OK)

@@ -142,6 +142,13 @@ void stg_error_write(pfs_staging *s, const char *rel, const char *msg)
 		pfs_log(LOG_ERR, "%s: %s", tmp, strerror(errno));
 		return;
 	}
+	/* the .error belongs to whom the staged file belongs (who may rm it
+	 * from a sticky directory) */
+	char sp[PATH_MAX];
+	struct stat sst;
+	if (geteuid() == 0 && stg_store_path(s, rel, NULL, sp, sizeof sp) == 0 &&
+	    stat(sp, &sst) == 0 && fchown(fd, sst.st_uid, sst.st_gid) != 0)
+		pfs_log(LOG_WARNING, "%s: %s", tmp, strerror(errno));
 	bool ok = write(fd, line, n) == (ssize_t)n && fsync(fd) == 0;
 	close(fd);
 	if (!ok || rename(tmp, p) != 0) {
@@ -319,8 +326,38 @@ void *stg_recovery_run(void *arg)
 {
 	pfs_staging *s = arg;
 	int dfd = open(s->fs->opts->source_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0)
+	if (dfd >= 0) {
 		clean_tmp(s, dfd, 0);
-	recover_dir(s, "", 0);
+		close(dfd);
+	}
+	int rc = stg_store_check(s, false);
+	if (rc == 0)
+		recover_dir(s, "", 0);
+	else if (rc != -ENOENT)
+		pfs_log(LOG_ERR, "staging: %s is not the daemon's own directory: not recovered",
+			s->store);
 	return NULL;
+}
+
+/* One directory of the store's path: made when missing (with make), then
+ * it must be a directory (not a link) of the daemon's user. */
+static int own_dir(const char *p, bool make)
+{
+	if (make && mkdir(p, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	struct stat st;
+	if (lstat(p, &st) != 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) && st.st_uid == geteuid() ? 0 : -EACCES;
+}
+
+int stg_store_check(pfs_staging *s, bool make)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s", s->store);
+	char *slash = strrchr(p, '/');
+	if (slash)
+		*slash = '\0'; /* SOURCE/.parquetfs */
+	int rc = own_dir(p, make);
+	return rc ? rc : own_dir(s->store, make);
 }

@@ -164,8 +164,9 @@ START_TEST(test_publish)
 	pfs_publish *p;
 	int fd;
 	pq_error err;
+	pfs_cred me = {.uid = geteuid(), .gid = getegid()};
 	/* into a directory that does not exist yet */
-	ck_assert_int_eq(pub->begin(src->be, "new/dir/x.parquet", "x.csv", &p, &fd, &err), PQ_OK);
+	ck_assert_int_eq(pub->begin(src->be, "new/dir/x.parquet", "x.csv", &me, &p, &fd, &err), PQ_OK);
 	char names[256];
 	names_of("new/dir", names, sizeof names);
 	ck_assert_msg(!strncmp(names, ".x.parquet.tmp-", 15), "%s", names); /* hidden meanwhile */
@@ -177,7 +178,7 @@ START_TEST(test_publish)
 	/* replacing: a reader of the old file keeps it */
 	pq_source *old;
 	ck_assert_int_eq(src->ops->open(src->be, "new/dir/x.parquet", &old, &err), PQ_OK);
-	ck_assert_int_eq(pub->begin(src->be, "new/dir/x.parquet", "x.csv", &p, &fd, &err), PQ_OK);
+	ck_assert_int_eq(pub->begin(src->be, "new/dir/x.parquet", "x.csv", &me, &p, &fd, &err), PQ_OK);
 	ck_assert_int_eq(write(fd, "PARE", 4), 4);
 	ck_assert_int_eq(pub->commit(p, &err), PQ_OK);
 	struct stat st;
@@ -188,15 +189,97 @@ START_TEST(test_publish)
 	ck_assert_int_eq(pq_source_check(old, &err), PQ_OK); /* renamed over, not changed */
 	pq_source_unref(old);
 	/* abort leaves nothing, the old file stays */
-	ck_assert_int_eq(pub->begin(src->be, "new/dir/x.parquet", "x.csv", &p, &fd, &err), PQ_OK);
+	ck_assert_int_eq(pub->begin(src->be, "new/dir/x.parquet", "x.csv", &me, &p, &fd, &err), PQ_OK);
 	ck_assert_int_eq(write(fd, "junk", 4), 4);
 	pub->abort(p);
 	names_of("new/dir", names, sizeof names);
 	ck_assert_str_eq(names, "x.parquet");
 	/* a target whose directory is a file */
-	ck_assert_int_eq(pub->begin(src->be, "notes.txt/y.parquet", "y.csv", &p, &fd, &err), PQ_EIO);
+	ck_assert_int_eq(pub->begin(src->be, "notes.txt/y.parquet", "y.csv", &me, &p, &fd, &err), PQ_EIO);
 	ck_assert_str_eq(err.msg, "y.csv: cannot create the directory of notes.txt/y.parquet: "
 				  "Not a directory");
+}
+END_TEST
+
+/* Publishing acts with the caller's rights (pfs_cred): a user other
+ * than the owner, in a sticky world-writable directory, may not replace
+ * the owner's file nor remove the owner's directory, and reaches nothing
+ * under a directory they cannot search. The checks read mode bits, so a
+ * made-up uid tests them without privileges. */
+START_TEST(test_publish_rights)
+{
+	const pfs_publish_ops *pub = src->ops->publish;
+	char p[512];
+	ck_assert_int_eq(chmod(root, 0755), 0); /* mkdtemp's is 0700 */
+	snprintf(p, sizeof p, "%s/tmp", root);
+	ck_assert_int_eq(mkdir(p, 0777), 0);
+	ck_assert_int_eq(chmod(p, 01777), 0);
+	put("tmp/victim.parquet", "PAR1....PAR1", 12);
+	ck_assert_int_eq(chmod(p, 01777), 0);
+	snprintf(p, sizeof p, "%s/tmp/victim.parquet", root);
+	ck_assert_int_eq(chmod(p, 0666), 0); /* even writable by all: sticky wins */
+	snprintf(p, sizeof p, "%s/tmp/owned", root);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/private", root);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	pfs_cred me = {.uid = geteuid(), .gid = getegid()};
+	pfs_cred other = {.uid = geteuid() + 4242, .gid = getegid() + 4242};
+	ck_assert_int_eq(pub->may_write(src->be, "tmp/victim.parquet", &me), 0);
+	ck_assert_int_eq(pub->may_write(src->be, "tmp/victim.parquet", &other), -EPERM);
+	ck_assert_int_eq(pub->may_write(src->be, "tmp/new.parquet", &other), 0);
+	ck_assert_int_eq(pub->may_write(src->be, "tmp/new/deeper/x.parquet", &other), 0);
+	ck_assert_int_eq(pub->may_write(src->be, "sub/x.parquet", &other), -EACCES); /* 0755 */
+	ck_assert_int_eq(pub->may_write(src->be, "private/x.parquet", &other), -EACCES);
+	ck_assert_int_eq(pub->may_write(src->be, "private/d/x.parquet", &other), -EACCES);
+	pfs_publish *pp;
+	int fd;
+	pq_error err;
+	ck_assert_int_eq(pub->begin(src->be, "tmp/victim.parquet", "victim.csv", &other, &pp, &fd,
+				    &err), PQ_EIO);
+	ck_assert_msg(strstr(err.msg, "Operation not permitted"), "%s", err.msg);
+	ck_assert_int_eq(pub->rmdir(src->be, "tmp/owned", &other), -EPERM);
+	ck_assert_int_eq(pub->mkdir(src->be, "sub/d", 0755, &other), -EACCES);
+	ck_assert_int_eq(pub->mkdir(src->be, "tmp/d", 0755, &other), 0);
+	/* a check at begin is not enough: the target may appear meanwhile */
+	ck_assert_int_eq(pub->begin(src->be, "tmp/late.parquet", "late.csv", &other, &pp, &fd,
+				    &err), PQ_OK);
+	put("tmp/late.parquet", "PAR1....PAR1", 12);
+	ck_assert_int_eq(pub->commit(pp, &err), PQ_EIO);
+	ck_assert_msg(strstr(err.msg, "may not write"), "%s", err.msg);
+	ck_assert_int_eq(pub->may_write(src->be, "tmp/victim.parquet", &other), -EPERM);
+}
+END_TEST
+
+/* Links inside SOURCE are not followed (doc/design.md, "Symbolic links"):
+ * not listed, not there for stat, sniff and open, not even on the way. */
+START_TEST(test_symlinks)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/link.parquet", root);
+	ck_assert_int_eq(symlink("a.parquet", p), 0);
+	snprintf(p, sizeof p, "%s/linkdir", root);
+	ck_assert_int_eq(symlink("sub", p), 0);
+	put("sub/b.parquet", "PAR1....PAR1", 12);
+	char names[256];
+	names_of("", names, sizeof names);
+	ck_assert_str_eq(names, "a.parquet notes.txt sub");
+	struct stat st;
+	pq_identity id;
+	ck_assert_int_eq(src->ops->stat(src->be, "link.parquet", &st, &id), -ENOENT);
+	ck_assert_int_eq(src->ops->stat(src->be, "linkdir", &st, &id), -ENOENT);
+	int rc = src->ops->stat(src->be, "linkdir/b.parquet", &st, &id);
+	ck_assert_msg(rc == -ENOTDIR || rc == -ENOENT, "%d", rc);
+	ck_assert_int_eq(src->ops->stat(src->be, "sub/b.parquet", &st, &id), 0);
+	ck_assert_int_eq(src->ops->stat(src->be, "sub/../a.parquet", &st, &id), -ENOENT);
+	ck_assert_int_eq(src->ops->sniff(src->be, "link.parquet"), 0);
+	ck_assert_int_eq(src->ops->sniff(src->be, "linkdir/b.parquet"), 0);
+	ck_assert_int_eq(src->ops->sniff(src->be, "sub/b.parquet"), 1);
+	pq_source *s;
+	pq_error err;
+	ck_assert_int_eq(src->ops->open(src->be, "link.parquet", &s, &err), PQ_EIO);
+	ck_assert_int_eq(src->ops->open(src->be, "linkdir/b.parquet", &s, &err), PQ_EIO);
+	seen sn = {.n = 0};
+	ck_assert_int_ne(src->ops->list(src->be, "linkdir", collect, &sn), 0);
 }
 END_TEST
 
@@ -230,6 +313,8 @@ int main(void)
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_open);
 	tcase_add_test(tc, test_publish);
+	tcase_add_test(tc, test_publish_rights);
+	tcase_add_test(tc, test_symlinks);
 	tcase_add_test(tc, test_single_file_root);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -241,7 +241,7 @@ static pq_status write_set(conv *c, batchset *b, pq_error *err)
 		} else {
 			cb->offs[cb->nvals] = cb->text.len;
 			for (size_t k = 0; k < cb->nvals; k++)
-				cb->views[k] = (pq_bytes){cb->text.p + cb->offs[k],
+				cb->views[k] = (pq_bytes){pq_buf_at(&cb->text, cb->offs[k]),
 							  cb->offs[k + 1] - cb->offs[k]};
 			v.v.ba = cb->views;
 		}

@@ -25,6 +25,14 @@ void pq_buf_printf(pq_buf *b, const char *fmt, ...) PQ_PRINTF(2, 3);
 /* Hands the bytes to the caller (who frees them) and resets the buffer. */
 uint8_t *pq_buf_take(pq_buf *b, size_t *len);
 
+/* The byte at offset off of b's contents (off <= len). A buffer that never
+ * grew has no storage (p is NULL) and NULL + 0 is undefined in C, so
+ * views of empty values point at a static empty string instead. */
+static inline const uint8_t *pq_buf_at(const pq_buf *b, size_t off)
+{
+	return b->p ? b->p + off : (const uint8_t *)"";
+}
+
 static inline void pq_buf_append(pq_buf *b, const void *p, size_t n)
 {
 	if (b->cap - b->len < n && !pq_buf_grow(b, n))

@@ -188,7 +188,7 @@ static pq_status encode_values(pq_wcol *c, pq_buf *out, int *encoding, pq_error 
 		const uint32_t *lens = (const uint32_t *)(const void *)c->lens.p;
 		size_t at = 0;
 		for (size_t i = 0; i < c->nvalues; i++) {
-			views[i].p = c->vals.p + at;
+			views[i].p = pq_buf_at(&c->vals, at);
 			views[i].n = lens[i];
 			at += lens[i];
 		}

@@ -75,11 +75,11 @@ static const uint8_t *entry(const pq_wdict *d, size_t e, size_t *n)
 	if (d->type == PQ_BYTE_ARRAY) {
 		const size_t *offs = (const size_t *)(const void *)d->offs.p;
 		*n = offs[e + 1] - offs[e];
-		return d->data.p + offs[e];
+		return pq_buf_at(&d->data, offs[e]);
 	}
 	size_t w = pq_value_width(d->type, d->type_length);
 	*n = w;
-	return d->data.p + e * w;
+	return pq_buf_at(&d->data, e * w);
 }
 
 pq_status pq_wdict_index(pq_wdict *d, const pq_values *v, size_t i, uint64_t hash,
