@@ -234,8 +234,10 @@ START_TEST(test_times)
 	ck_assert_str_eq(buf, "23:59:59.999999999Z");
 	pq_format_time(1, PQ_MILLIS, true, buf); /* encrypted files' int32_field */
 	ck_assert_str_eq(buf, "00:00:00.001Z");
-	pq_format_time(86400000, PQ_MILLIS, true, buf);
-	ck_assert_str_eq(buf, "86400000");
+	pq_format_time(86400000, PQ_MILLIS, true, buf); /* 24:00:00 is in range */
+	ck_assert_str_eq(buf, "24:00:00Z");
+	pq_format_time(86400001, PQ_MILLIS, true, buf);
+	ck_assert_str_eq(buf, "86400001");
 	pq_format_time(-1, PQ_MICROS, true, buf);
 	ck_assert_str_eq(buf, "-1");
 	pq_format_time(INT64_MIN, PQ_NANOS, false, buf);
@@ -248,7 +250,7 @@ START_TEST(test_times)
 	t.utc = true;
 	ck_assert_str_eq(render_i32(t, 2, PQ_MODE_JSON), "\"00:00:00.002Z\"");
 	ck_assert_str_eq(render_i32(t, -5, PQ_MODE_JSON), "-5");
-	ck_assert_str_eq(render_i32(t, 86400000, PQ_MODE_JSON), "86400000");
+	ck_assert_str_eq(render_i32(t, 86400001, PQ_MODE_JSON), "86400001");
 	ck_assert_str_eq(render_i32(t, 3, PQ_MODE_VALUES), "00:00:00.003Z");
 }
 END_TEST

@@ -123,7 +123,8 @@ double pq_half_to_double(uint16_t h);
 /* Dates and times; buf >= PQ_FORMAT_BUF. Every int64 input is handled
  * without overflow. */
 size_t pq_format_date(int64_t days, char *buf);
-/* Value outside [0, 24 h) or unit unknown: the plain integer. */
+/* Value outside [0, 24 h] (24:00:00 itself is in range) or unit unknown:
+ * the plain integer. */
 size_t pq_format_time(int64_t v, int32_t unit, bool utc, char *buf);
 /* Unit unknown: the plain integer. */
 size_t pq_format_timestamp(int64_t v, int32_t unit, bool utc, char *buf);
