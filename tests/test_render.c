@@ -518,7 +518,7 @@ START_TEST(test_binary_rule)
 	ck_assert_str_eq(render_flba(t, z, 10, PQ_MODE_VALUES), "0x00000000000000000000");
 	ck_assert_str_eq(render_flba(t, "03795", 5, PQ_MODE_VALUES), "03795");
 	/* GEOMETRY: always hex, empty `0x`. */
-	t.kind = PQ_R_HEX;
+	t.kind = PQ_R_GEO;
 	ck_assert_str_eq(render_ba(t, S("abc"), PQ_MODE_TEXT), "0x616263");
 	ck_assert_str_eq(render_ba(t, "", 0, PQ_MODE_JSON), "\"0x\"");
 	ck_assert(pq_binary_is_text((const uint8_t *)"a\tb\r\n", 5));
@@ -714,7 +714,7 @@ START_TEST(test_type_of_schema)
 	e = leaf(PQ_BYTE_ARRAY, 0);
 	e.has_logicalType = true;
 	e.logicalType.has_GEOMETRY = true;
-	ck_assert_int_eq(pq_render_type_of(&e).kind, PQ_R_HEX);
+	ck_assert_int_eq(pq_render_type_of(&e).kind, PQ_R_GEO);
 
 	e = leaf(PQ_FIXED_LEN_BYTE_ARRAY, 2);
 	e.has_logicalType = true;

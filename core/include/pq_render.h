@@ -50,7 +50,8 @@ typedef enum pq_render_kind {
 	PQ_R_JSON_TEXT, /* JSON logical type: rendered exactly as STRING */
 	PQ_R_UUID,      /* FLBA(16) */
 	PQ_R_INTERVAL,  /* FLBA(12): months, days, millis as u32 LE */
-	PQ_R_HEX,       /* GEOMETRY / GEOGRAPHY: `0x` + lowercase hex */
+	PQ_R_GEO,       /* GEOMETRY / GEOGRAPHY: WKB as WKT; invalid WKB as
+			   `0x` + lowercase hex */
 	PQ_R_BINARY,    /* text when valid UTF-8 without forbidden control
 			   bytes, else `0x` + hex */
 	PQ_R_NULL       /* UNKNOWN: always null */
@@ -81,7 +82,7 @@ pq_render_type pq_render_type_of(const pq_schema_element *e);
 pq_render_type pq_render_type_physical(int32_t physical, int32_t type_length);
 /* Short name of a kind: "bool", "int", "uint", "float", "decimal", "date",
  * "time", "timestamp", "int96", "string", "json", "uuid", "interval",
- * "hex", "bytes", "null". */
+ * "geo", "bytes", "null". */
 const char *pq_render_kind_name(pq_render_kind kind);
 
 /* ---- values ---------------------------------------------------------- */
@@ -106,6 +107,12 @@ void pq_render_batch(const pq_render_type *t, const pq_values *v, size_t first, 
  * appends nothing, when the byte count does not fit (the caller shows hex). */
 bool pq_render_plain_bytes(const pq_render_type *t, const uint8_t *p, size_t n,
 			   pq_render_mode mode, pq_buf *out);
+
+/* GEOMETRY / GEOGRAPHY: ISO WKB p[0..n) appended as WKT (interface.md
+ * "Geometry as WKT"; ASCII letters, digits, spaces, `(),.-+`, nothing to
+ * escape but `,` in CSV). false, with nothing appended and *why (when why
+ * is not NULL) saying what is wrong, when the bytes are not valid WKB. */
+bool pq_render_wkt(const uint8_t *p, size_t n, pq_buf *out, const char **why);
 
 /* ---- atoms: each writes a NUL-terminated string, returns its length --- */
 
