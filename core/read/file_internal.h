@@ -10,6 +10,7 @@
 #include "pq_file.h"
 #include "format/pq_footer.h"
 #include "pq_schema.h"
+#include "pq_assemble.h"
 
 /* Bounds on what a file may make us allocate. */
 #define PQ_MAX_FOOTER_BYTES (512u << 20)
@@ -104,5 +105,10 @@ pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col
 void pq_text_bound(pq_buf *out, const pq_leaf *leaf, pq_bytes b);
 /* "row group 1, column a.b" for messages. */
 void pq_file_where(const pq_file *f, uint32_t rg, uint32_t col, char *buf, size_t len);
+
+/* Renders the rows of row group rg (dropping them) to count what is wrong
+ * with its VARIANT values into rep (rows.c; for verify.txt). */
+pq_status pq_rows_check_variants(const pq_file *f, uint32_t rg, pq_variant_report *rep,
+				 pq_error *err);
 
 #endif

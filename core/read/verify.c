@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef struct verifier {
 	const pq_file *f;
@@ -26,6 +27,28 @@ static void problem(verifier *v, const char *fmt, ...)
 	va_end(ap);
 	pq_buf_printf(v->out, "PROBLEM: %s\n", line);
 	v->problems++;
+}
+
+/* GEOMETRY / GEOGRAPHY: every value must be valid WKB (else it shows as
+ * hex). One finding per page: the count and the first reason. */
+static void check_wkb(verifier *v, const pq_page_data *pd, const char *where)
+{
+	if (pd->values.type != PQ_BYTE_ARRAY)
+		return;
+	pq_buf scratch = PQ_BUF_INIT;
+	uint64_t bad = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < pd->values.n; i++) {
+		const char *why = NULL;
+		scratch.len = 0;
+		if (!pq_render_wkt(pd->values.v.ba[i].p, pd->values.v.ba[i].n, &scratch, &why) &&
+		    !bad++)
+			first = why;
+	}
+	pq_buf_free(&scratch);
+	if (bad)
+		problem(v, "%s: %" PRIu64 " values are not valid WKB (first: %s)", where, bad,
+			first ? first : "?");
 }
 
 /* Checks one decoded data page; returns rows started in it. */
@@ -57,6 +80,8 @@ static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info 
 	if (s && s->has_null_count && leaf->max_rep == 0 && (uint64_t)s->null_count != nn)
 		problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
 			s->null_count, nn);
+	if (leaf->render.kind == PQ_R_GEO)
+		check_wkb(v, pd, where);
 	*nulls += nn;
 	return rows;
 }
@@ -127,6 +152,42 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, uint64_t *rows_o
 	*rows_ok = ok;
 }
 
+/* VARIANT columns: values that cannot be decoded or break the spec's
+ * rules (rendered as hex) and invariants broken (keys out of order or
+ * repeated, a shredded field also in value, ...), found by rendering the
+ * rows of each row group. */
+static void check_variants(verifier *v)
+{
+	const pq_schema *s = v->f->schema;
+	bool any = false;
+	for (size_t i = 0; i < pq_schema_num_leaves(s) && !any; i++)
+		for (const pq_node *n = pq_schema_leaf(s, i)->node; n && !any; n = n->parent)
+			any = n->value_kind == PQ_AK_VARIANT;
+	for (uint32_t r = 0; any && r < v->f->md.row_groups.n; r++) {
+		pq_variant_report rep = {0};
+		pq_error err;
+		pq_error_clear(&err);
+		if (pq_rows_check_variants(v->f, r, &rep, &err) != PQ_OK) {
+			problem(v, "row group %" PRIu32 ": rows: %s", r, err.msg);
+			continue;
+		}
+		if (rep.errors) {
+			const pq_leaf *lf = pq_schema_leaf(s, (size_t)rep.error_node->v_metadata->leaf);
+			problem(v, "row group %" PRIu32 ", column %.*s: %" PRIu64
+				   " variant values cannot be decoded (first: %s)", r,
+				(int)(lf->path_len - strlen(".metadata")), lf->path, rep.errors,
+				rep.first_error);
+		}
+		if (rep.notes) {
+			const pq_leaf *lf = pq_schema_leaf(s, (size_t)rep.note_node->v_metadata->leaf);
+			problem(v, "row group %" PRIu32 ", column %.*s: %" PRIu64
+				   " variant values break a rule of the spec (first: %s)", r,
+				(int)(lf->path_len - strlen(".metadata")), lf->path, rep.notes,
+				rep.first_note);
+		}
+	}
+}
+
 void pq_text_verify(const pq_file *f, pq_buf *out)
 {
 	verifier v = {f, out, 0, 0, 0};
@@ -148,6 +209,7 @@ void pq_text_verify(const pq_file *f, pq_buf *out)
 			}
 		}
 	}
+	check_variants(&v);
 	if (total != md->num_rows)
 		problem(&v, "footer num_rows %" PRId64 " but the row groups hold %" PRId64, md->num_rows, total);
 	pq_buf_printf(out, "checked %" PRIu32 " row groups, %" PRIu32 " columns, %" PRIu64
