@@ -128,7 +128,7 @@ static int cmp_str(const void *a, const void *b)
 
 static void collect_folder(const char *folder)
 {
-	char dir[4096];
+	char dir[2048];
 	snprintf(dir, sizeof dir, "%s/%s", EXP_DIR, folder);
 	DIR *d = opendir(dir);
 	if (!d)
