@@ -14,7 +14,10 @@
 
 /* Bounds on what a file may make us allocate. */
 #define PQ_MAX_FOOTER_BYTES (512u << 20)
-#define PQ_MAX_PAGE_BYTES ((size_t)1 << 30)
+/* The format's own limit (page sizes are i32); what a page may really
+ * take is the file's page budget (pq_file_set_page_budget). */
+#define PQ_MAX_PAGE_BYTES ((size_t)INT32_MAX)
+#define PQ_DEFAULT_PAGE_BUDGET ((uint64_t)1 << 30)
 #define PQ_MAX_PAGE_HEADER_BYTES (64u << 20)
 #define PQ_MAX_PAGE_SLOTS (16u << 20)
 /* pq_file_open's one speculative read of the tail: large enough for the
@@ -60,6 +63,7 @@ struct pq_file {
 	pq_schema *schema;
 	uint32_t num_columns;
 	pq_file_crypto *crypto; /* NULL for a plaintext file */
+	uint64_t page_budget;   /* memory one page may take to decode */
 };
 
 /* ---- file_crypto.c: modular encryption on the read side ---- */
