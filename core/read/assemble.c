@@ -341,7 +341,9 @@ pq_status pq_assemble_rows_report(const pq_schema *s, pq_leaf_cursor *cursors, u
 				  pq_variant_report *vrep, pq_error *err)
 {
 	*rows_done = 0;
-	asm_state st = {s, pq_schema_leaf(s, 0), cursors, err, PQ_BUF_INIT, PQ_BUF_INIT, vrep};
+	asm_state st = {.s = s, .leaves = pq_schema_leaf(s, 0), .cur = cursors, .err = err,
+			.key = PQ_BUF_INIT, .field = PQ_BUF_INIT, .vrep = vrep,
+			.vmeta_bytes = PQ_BUF_INIT};
 	const pq_node *root = pq_schema_root(s);
 	size_t nleaves = pq_schema_num_leaves(s);
 	pq_status rc = PQ_OK;
@@ -362,6 +364,7 @@ pq_status pq_assemble_rows_report(const pq_schema *s, pq_leaf_cursor *cursors, u
 	}
 	pq_buf_free(&st.key);
 	pq_buf_free(&st.field);
+	pq_buf_free(&st.vmeta_bytes);
 	return rc;
 }
 

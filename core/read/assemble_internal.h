@@ -17,6 +17,12 @@ typedef struct asm_state {
 	pq_buf key;   /* scratch: the text of a primitive map key */
 	pq_buf field; /* scratch: the JSON of a nested CSV field */
 	pq_variant_report *vrep; /* variants that failed or broke a rule, or NULL */
+	/* The last variant metadata parsed: rows usually repeat it (often the
+	 * same dictionary entry), and parsing checks every key. */
+	pq_buf vmeta_bytes;
+	pq_variant_meta vmeta;
+	pq_variant_diag vmeta_diag;
+	bool vmeta_ok, vmeta_valid;
 } asm_state;
 
 /* PQ_ECORRUPT "column <path of leaf li>: <message>". */

@@ -303,6 +303,30 @@ static void report(asm_state *st, const pq_node *n, const pq_variant_diag *d)
 	}
 }
 
+/* Parses metadata m into c, reusing the last parse when the bytes are the
+ * same (the parse is kept on a copy of them, so it never points into a
+ * page that is gone). */
+static void parse_meta(shred *c, pq_bytes m)
+{
+	asm_state *st = c->st;
+	pq_buf *kb = &st->vmeta_bytes;
+	if (!(st->vmeta_valid && kb->len == m.n && (m.n == 0 || memcmp(kb->p, m.p, m.n) == 0))) {
+		st->vmeta_valid = false;
+		kb->len = 0;
+		pq_buf_append(kb, m.p, m.n);
+		if (kb->oom) { /* no cache: parse in place */
+			c->meta_ok = pq_variant_meta_parse(m.p, m.n, &c->meta, &c->diag);
+			return;
+		}
+		memset(&st->vmeta_diag, 0, sizeof st->vmeta_diag);
+		st->vmeta_ok = pq_variant_meta_parse(kb->p, kb->len, &st->vmeta, &st->vmeta_diag);
+		st->vmeta_valid = true;
+	}
+	c->meta = st->vmeta;
+	c->meta_ok = st->vmeta_ok;
+	c->diag = st->vmeta_diag;
+}
+
 pq_status pq_asm_variant(asm_state *st, const pq_node *n, uint16_t re, pq_buf *out)
 {
 	shred c = {.st = st};
@@ -313,7 +337,7 @@ pq_status pq_asm_variant(asm_state *st, const pq_node *n, uint16_t re, pq_buf *o
 	if (!have_meta)
 		bad(&c, "variant metadata is null");
 	else
-		c.meta_ok = pq_variant_meta_parse(meta.p, meta.n, &c.meta, &c.diag);
+		parse_meta(&c, meta);
 	/* n is present: only its value and typed_value may be missing */
 	PQ_TRY(group(&c, n, re, n->max_def, out, &missing, &value));
 	if (c.diag.error) {
