@@ -208,6 +208,36 @@ START_TEST(test_variant_corrupt_value)
 }
 END_TEST
 
+/* Values sharing bytes: an error, not a rendering that multiplies (two
+ * elements at the same offset, nested 60 deep, would be 2^60 values). */
+START_TEST(test_variant_shared_values)
+{
+	ck_assert_str_eq(P(0x03, 2, 0, 0, 1, 0x04), "\"0x030200000104\"");
+	ck_assert_str_eq(diag.error, "variant array: element values overlap");
+	ck_assert_str_eq(R(META_ABC, 0x02, 2, 0, 1, 0, 0, 1, 0x04), "\"0x02020001000001" "04\"");
+	ck_assert_str_eq(diag.error, "variant object: field values overlap");
+	/* [X, X] where X is the level below, 60 levels: 4-byte offsets */
+	size_t n = 1 + 60 * 14;
+	uint8_t *p = malloc(n);
+	size_t inner = 1;
+	p[n - 1] = 0x00;
+	for (int lvl = 0; lvl < 60; lvl++) {
+		uint8_t *h = p + n - inner - 14;
+		h[0] = 0x03 | (3 << 2);
+		h[1] = 2;
+		memset(h + 2, 0, 8); /* offsets 0, 0 */
+		h[10] = (uint8_t)inner;
+		h[11] = (uint8_t)(inner >> 8);
+		h[12] = (uint8_t)(inner >> 16);
+		h[13] = 0;
+		inner += 14;
+	}
+	ck_assert(!decodes(META_EMPTY, sizeof META_EMPTY, p, n));
+	ck_assert_uint_eq(out.len, 0);
+	free(p);
+}
+END_TEST
+
 START_TEST(test_variant_corrupt_metadata)
 {
 	static const uint8_t v[] = {0x04};
@@ -322,6 +352,7 @@ int main(void)
 	tcase_add_test(tc, test_variant_nesting_cap);
 	tcase_add_test(tc, test_variant_corrupt_value);
 	tcase_add_test(tc, test_variant_corrupt_metadata);
+	tcase_add_test(tc, test_variant_shared_values);
 	tcase_add_test(tc, test_variant_truncation);
 	tcase_add_test(tc, test_variant_files);
 	suite_add_tcase(s, tc);

@@ -307,7 +307,13 @@ static int keyed_cmp(const void *a, const void *b)
 	return c ? c : (x->i > y->i) - (x->i < y->i); /* stable: duplicates in stored order */
 }
 
-static bool field(vctx *c, const pq_variant_object *o, uint32_t i, bool first, unsigned depth)
+/* Field i; *total adds its value's size. The values of a valid object
+ * do not overlap, so their sizes add up to at most the fields region: a
+ * value that claims more (fields sharing bytes) is an error, which is
+ * also what keeps output proportional to input (shared values nested
+ * deep would otherwise multiply). */
+static bool field(vctx *c, const pq_variant_object *o, uint32_t i, bool first, unsigned depth,
+		  size_t *total)
 {
 	pq_bytes key, v;
 	size_t used;
@@ -317,7 +323,12 @@ static bool field(vctx *c, const pq_variant_object *o, uint32_t i, bool first, u
 		pq_buf_putc(c->out, ',');
 	put_string(c, key.p, key.n);
 	pq_buf_putc(c->out, ':');
-	return value(c, v.p, v.n, depth + 1, &used);
+	if (!value(c, v.p, v.n, depth + 1, &used))
+		return false;
+	*total += used;
+	if (*total > o->nfields)
+		return fail(c->d, "variant object: field values overlap");
+	return true;
 }
 
 static bool object(vctx *c, const uint8_t *p, size_t n, unsigned depth, size_t *used)
@@ -343,9 +354,10 @@ static bool object(vctx *c, const uint8_t *p, size_t n, unsigned depth, size_t *
 		prev = key;
 	}
 	pq_buf_putc(c->out, '{');
+	size_t total = 0;
 	if (in_order) {
 		for (uint32_t i = 0; i < o.count; i++)
-			if (!field(c, &o, i, i == 0, depth))
+			if (!field(c, &o, i, i == 0, depth, &total))
 				return false;
 	} else {
 		note(c->d, "variant object: keys are not in key-name order");
@@ -362,7 +374,7 @@ static bool object(vctx *c, const uint8_t *p, size_t n, unsigned depth, size_t *
 		qsort(ix, o.count, sizeof *ix, keyed_cmp);
 		bool ok = true;
 		for (uint32_t k = 0; k < o.count && ok; k++)
-			ok = field(c, &o, ix[k].i, k == 0, depth);
+			ok = field(c, &o, ix[k].i, k == 0, depth, &total);
 		free(ix);
 		if (!ok)
 			return false;
@@ -388,6 +400,7 @@ static bool array(vctx *c, const uint8_t *p, size_t n, unsigned depth, size_t *u
 		return fail(c->d, "variant array: its elements run past its bytes");
 	*used = (size_t)(elems - p) + (size_t)last;
 	pq_buf_putc(c->out, '[');
+	uint64_t total = 0; /* element sizes: at most the region (see field()) */
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t off = le(offs + i * off_size, off_size);
 		size_t u;
@@ -397,6 +410,9 @@ static bool array(vctx *c, const uint8_t *p, size_t n, unsigned depth, size_t *u
 			pq_buf_putc(c->out, ',');
 		if (!value(c, elems + off, (size_t)(last - off), depth + 1, &u))
 			return false;
+		total += u;
+		if (total > last)
+			return fail(c->d, "variant array: element values overlap");
 	}
 	pq_buf_putc(c->out, ']');
 	return true;
