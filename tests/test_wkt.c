@@ -341,6 +341,34 @@ START_TEST(test_wkt_truncation)
 }
 END_TEST
 
+/* Bounds per axis: x y z m; an M geometry's third coordinate is m; NaN
+ * skipped; invalid WKB leaves the box alone. */
+START_TEST(test_wkt_box)
+{
+	pq_wkb_box box = {0};
+	wb w = {.le = true};
+	hdr(&w, 2002);
+	pts(&w, 3, 2, (double[]){1, -2, 300, -5, 7, NAN});
+	out.len = 0;
+	ck_assert(pq_render_wkt_box(w.b, w.n, &out, NULL, &box));
+	ck_assert(box.has[0] && box.has[1] && !box.has[2] && box.has[3]);
+	ck_assert(box.min[0] == -5 && box.max[0] == 1 && box.min[1] == -2 && box.max[1] == 7);
+	ck_assert(box.min[3] == 300 && box.max[3] == 300);
+	w.n = 0;
+	hdr(&w, 1001);
+	pt(&w, 3, (double[]){10, 0, -1});
+	out.len = 0;
+	ck_assert(pq_render_wkt_box(w.b, w.n, &out, NULL, &box));
+	ck_assert(box.max[0] == 10 && box.min[1] == -2 && box.has[2] && box.min[2] == -1);
+	w.n = 0;
+	hdr(&w, 1);
+	f64(&w, 1000);
+	out.len = 0;
+	ck_assert(!pq_render_wkt_box(w.b, w.n, &out, NULL, &box)); /* truncated */
+	ck_assert(box.max[0] == 10);
+}
+END_TEST
+
 /* Through the value renderer: quoting per mode, hex for invalid WKB. */
 START_TEST(test_wkt_modes)
 {
@@ -386,6 +414,7 @@ int main(void)
 	tcase_add_test(tc, test_wkt_nesting);
 	tcase_add_test(tc, test_wkt_truncation);
 	tcase_add_test(tc, test_wkt_modes);
+	tcase_add_test(tc, test_wkt_box);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

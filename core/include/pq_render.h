@@ -113,6 +113,16 @@ bool pq_render_plain_bytes(const pq_render_type *t, const uint8_t *p, size_t n,
  * escape but `,` in CSV). false, with nothing appended and *why (when why
  * is not NULL) saying what is wrong, when the bytes are not valid WKB. */
 bool pq_render_wkt(const uint8_t *p, size_t n, pq_buf *out, const char **why);
+/* The bounds of WKB coordinates, per axis x, y, z, m (NaN skipped; an axis
+ * no coordinate has keeps has[axis] false). */
+typedef struct pq_wkb_box {
+	double min[4], max[4];
+	bool has[4];
+} pq_wkb_box;
+/* pq_render_wkt, also widening *box (when not NULL) by the coordinates of a
+ * valid value. */
+bool pq_render_wkt_box(const uint8_t *p, size_t n, pq_buf *out, const char **why,
+		       pq_wkb_box *box);
 
 /* ---- atoms: each writes a NUL-terminated string, returns its length --- */
 

@@ -15,6 +15,7 @@ typedef struct verifier {
 	const pq_file *f;
 	pq_buf *out;
 	uint64_t problems, pages, crcs;
+	pq_wkb_box box; /* GEOMETRY / GEOGRAPHY: the coordinates of the chunk */
 } verifier;
 
 static void problem(verifier *v, const char *fmt, ...) PQ_PRINTF(2, 3);
@@ -41,7 +42,8 @@ static void check_wkb(verifier *v, const pq_page_data *pd, const char *where)
 	for (size_t i = 0; i < pd->values.n; i++) {
 		const char *why = NULL;
 		scratch.len = 0;
-		if (!pq_render_wkt(pd->values.v.ba[i].p, pd->values.v.ba[i].n, &scratch, &why) &&
+		if (!pq_render_wkt_box(pd->values.v.ba[i].p, pd->values.v.ba[i].n, &scratch, &why,
+				       &v->box) &&
 		    !bad++)
 			first = why;
 	}
@@ -86,6 +88,39 @@ static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info 
 	return rows;
 }
 
+/* The chunk's values lie inside its stored bounding box (Geospatial.md;
+ * a GEOGRAPHY box with xmin > xmax crosses the antimeridian: its x range
+ * wraps, and only y, z and m are checked). */
+static void check_bbox(verifier *v, const pq_leaf *leaf, const pq_column_meta_data *m,
+		       const char *where)
+{
+	if (leaf->render.kind != PQ_R_GEO || !m->has_geospatial_statistics ||
+	    !m->geospatial_statistics.has_bbox)
+		return;
+	const pq_bounding_box *b = &m->geospatial_statistics.bbox;
+	const struct {
+		bool check;
+		double lo, hi;
+		const char *name;
+	} ax[4] = {{b->xmin <= b->xmax, b->xmin, b->xmax, "x"},
+		   {true, b->ymin, b->ymax, "y"},
+		   {b->has_zmin && b->has_zmax, b->zmin, b->zmax, "z"},
+		   {b->has_mmin && b->has_mmax, b->mmin, b->mmax, "m"}};
+	for (int a = 0; a < 4; a++) {
+		if (!ax[a].check || !v->box.has[a])
+			continue;
+		if (v->box.min[a] < ax[a].lo || v->box.max[a] > ax[a].hi) {
+			char lo[PQ_FORMAT_BUF], hi[PQ_FORMAT_BUF], vlo[PQ_FORMAT_BUF], vhi[PQ_FORMAT_BUF];
+			pq_format_double(ax[a].lo, lo);
+			pq_format_double(ax[a].hi, hi);
+			pq_format_double(v->box.min[a], vlo);
+			pq_format_double(v->box.max[a], vhi);
+			problem(v, "%s: values span %s %s to %s, outside the bounding box's %s to %s",
+				where, ax[a].name, vlo, vhi, lo, hi);
+		}
+	}
+}
+
 static void check_chunk(verifier *v, uint32_t rg, uint32_t col, uint64_t *rows_out, bool *rows_ok)
 {
 	const pq_file *f = v->f;
@@ -103,6 +138,7 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, uint64_t *rows_o
 	pq_page_data *dict = NULL;
 	uint64_t rows = 0, nulls = 0;
 	bool ok = true;
+	memset(&v->box, 0, sizeof v->box);
 	uint32_t n = l->num_pages + (l->dict ? 1 : 0);
 	for (uint32_t i = 0; i < n; i++) {
 		const pq_page_info *pi = l->dict ? (i == 0 ? l->dict : &l->pages[i - 1]) : &l->pages[i];
@@ -148,6 +184,7 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, uint64_t *rows_o
 		    (uint64_t)m->statistics.null_count != nulls)
 			problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
 				m->statistics.null_count, nulls);
+		check_bbox(v, leaf, m, where);
 	}
 	pq_page_data_unref(dict);
 	pq_chunk_layout_free(l);
@@ -193,7 +230,7 @@ static void check_variants(verifier *v)
 
 void pq_text_verify(const pq_file *f, pq_buf *out)
 {
-	verifier v = {f, out, 0, 0, 0};
+	verifier v = {.f = f, .out = out};
 	const pq_file_meta_data *md = &f->md;
 	pq_buf_printf(out, "magic and footer: ok (%zu bytes)\n", f->footer_len);
 	int64_t total = 0;

@@ -29,6 +29,8 @@ typedef struct wkb {
 	const uint8_t *p, *end;
 	pq_buf *out;
 	const char *why;
+	pq_wkb_box box; /* when track */
+	bool track;
 } wkb;
 
 static bool bad(wkb *w, const char *why)
@@ -82,18 +84,34 @@ static bool header(wkb *w, bool *le, unsigned *type, unsigned *dim)
 	return true;
 }
 
-static void put_coords(wkb *w, bool le, unsigned nc)
+/* The axis (x y z m) of coordinate i of a point with nc coordinates of
+ * dimension code dim. */
+static unsigned axis(unsigned i, unsigned dim)
+{
+	return i < 2 ? i : dim == 2 ? 3 : i;
+}
+
+static void put_coords(wkb *w, bool le, unsigned nc, unsigned dim)
 {
 	char buf[PQ_FORMAT_BUF];
 	for (unsigned i = 0; i < nc; i++) {
 		if (i)
 			pq_buf_putc(w->out, ' ');
-		pq_buf_append(w->out, buf, pq_format_double(get_f64(w, le), buf));
+		double d = get_f64(w, le);
+		pq_buf_append(w->out, buf, pq_format_double(d, buf));
+		if (w->track && !isnan(d)) {
+			unsigned a = axis(i, dim);
+			if (!w->box.has[a] || d < w->box.min[a])
+				w->box.min[a] = d;
+			if (!w->box.has[a] || d > w->box.max[a])
+				w->box.max[a] = d;
+			w->box.has[a] = true;
+		}
 	}
 }
 
 /* count points of nc coordinates: "(x y, x y)", or "EMPTY" when none. */
-static bool points(wkb *w, bool le, unsigned nc)
+static bool points(wkb *w, bool le, unsigned nc, unsigned dim)
 {
 	uint32_t n;
 	if (!get_u32(w, le, &n))
@@ -108,7 +126,7 @@ static bool points(wkb *w, bool le, unsigned nc)
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			pq_buf_append(w->out, ", ", 2);
-		put_coords(w, le, nc);
+		put_coords(w, le, nc, dim);
 	}
 	pq_buf_putc(w->out, ')');
 	return true;
@@ -136,12 +154,12 @@ static bool body(wkb *w, bool le, unsigned type, unsigned dim, unsigned depth)
 			return true;
 		}
 		pq_buf_putc(w->out, '(');
-		put_coords(w, le, nc);
+		put_coords(w, le, nc, dim);
 		pq_buf_putc(w->out, ')');
 		return true;
 	}
 	case W_LINESTRING:
-		return points(w, le, nc);
+		return points(w, le, nc, dim);
 	case W_POLYGON:
 	default: { /* polygon, multi-geometry or collection: a count of parts */
 		uint32_t n;
@@ -160,7 +178,7 @@ static bool body(wkb *w, bool le, unsigned type, unsigned dim, unsigned depth)
 		for (uint32_t i = 0; i < n; i++) {
 			if (i)
 				pq_buf_append(w->out, ", ", 2);
-			bool ok = type == W_POLYGON ? points(w, le, nc)
+			bool ok = type == W_POLYGON ? points(w, le, nc, dim)
 				: type == W_COLLECTION ? geometry(w, 0, dim, depth + 1)
 						       : geometry(w, type - 3, dim, depth + 1);
 			if (!ok)
@@ -196,7 +214,13 @@ static bool geometry(wkb *w, unsigned want_type, unsigned want_dim, unsigned dep
 
 bool pq_render_wkt(const uint8_t *p, size_t n, pq_buf *out, const char **why)
 {
-	wkb w = {p, p + n, out, NULL};
+	return pq_render_wkt_box(p, n, out, why, NULL);
+}
+
+bool pq_render_wkt_box(const uint8_t *p, size_t n, pq_buf *out, const char **why,
+		       pq_wkb_box *box)
+{
+	wkb w = {.p = p, .end = p ? p + n : p, .out = out, .track = box != NULL};
 	size_t mark = out->len;
 	bool ok = p && geometry(&w, 0, 4, 0);
 	if (!p)
@@ -207,6 +231,16 @@ bool pq_render_wkt(const uint8_t *p, size_t n, pq_buf *out, const char **why)
 		out->len = mark;
 		if (why)
 			*why = w.why;
+		return false;
 	}
-	return ok;
+	for (int a = 0; box && a < 4; a++) {
+		if (!w.box.has[a])
+			continue;
+		if (!box->has[a] || w.box.min[a] < box->min[a])
+			box->min[a] = w.box.min[a];
+		if (!box->has[a] || w.box.max[a] > box->max[a])
+			box->max[a] = w.box.max[a];
+		box->has[a] = true;
+	}
+	return true;
 }
