@@ -247,7 +247,7 @@ START_TEST(test_variant_corrupt_metadata)
 	static const uint8_t beyond[] = {0x01, 1, 0, 5, 'a'};
 	static const uint8_t short_hdr[] = {0xC1, 1, 0};
 	render(version2, sizeof version2, v, 1);
-	ck_assert_str_eq(out.p, "\"0x04\"");
+	ck_assert_str_eq((const char *)out.p, "\"0x04\"");
 	ck_assert_str_eq(diag.error, "variant metadata version is not 1");
 	render(too_many, sizeof too_many, v, 1);
 	ck_assert_str_eq(diag.error, "variant metadata: dictionary size exceeds its bytes");
@@ -319,7 +319,7 @@ START_TEST(test_variant_files)
 			continue;
 		char base[256], path[512];
 		snprintf(base, sizeof base, "%.*s", (int)(nl - 6), e->d_name);
-		size_t mn, vn, jn;
+		size_t mn = 0, vn = 0, jn = 0;
 		snprintf(path, sizeof path, "%s%s.metadata", VAR_DIR, base);
 		char *meta = test_read_file(path, &mn);
 		snprintf(path, sizeof path, "%s%s.value", VAR_DIR, base);
