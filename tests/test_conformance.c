@@ -1,6 +1,7 @@
-/* Conformance: every file under parquet-testing/data with an expectation
- * under testdata/expected renders data.csv, data.jsonl and each column's
- * values.txt byte for byte as the independent reader did. */
+/* Conformance: every file under parquet-testing/{data,shredded_variant,
+ * geospatial} with an expectation under testdata/expected renders data.csv,
+ * data.jsonl and each column's values.txt byte for byte as the independent
+ * reader did (whichever of them the expectation holds). */
 #include "config.h"
 
 #include <check.h>
@@ -16,8 +17,10 @@
 #include "pq_schema.h"
 #include "test_files.h"
 
-#define DATA_DIR TESTDATA_DIR "/parquet-testing/data"
-#define EXP_DIR TESTDATA_DIR "/expected/data"
+#define DATA_DIR TESTDATA_DIR "/parquet-testing"
+#define EXP_DIR TESTDATA_DIR "/expected"
+/* The folders checked; files are named "folder/file" below. */
+static const char *const folders[] = {"data", "shredded_variant", "geospatial"};
 
 static char **files;
 static int nfiles;
@@ -123,31 +126,46 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Files with an expectation, except encrypted ones (tests/test_encrypted.c) and
- * those expected to fail (their own tests). */
-static void collect(void)
+static void collect_folder(const char *folder)
 {
-	DIR *d = opendir(EXP_DIR);
+	char dir[2048];
+	snprintf(dir, sizeof dir, "%s/%s", EXP_DIR, folder);
+	DIR *d = opendir(dir);
 	if (!d)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || strstr(e->d_name, ".encrypted"))
+		if (e->d_name[0] == '.' || e->d_name[0] == '_' || strstr(e->d_name, ".encrypted"))
 			continue;
 		char p[4096];
-		snprintf(p, sizeof p, "%s/%s/facts.json", EXP_DIR, e->d_name);
+		snprintf(p, sizeof p, "%s/%s/facts.json", dir, e->d_name);
 		size_t n;
 		char *facts = test_read_file(p, &n);
-		if (!facts)
-			continue;
+		if (!facts) {
+			/* shredded_variant: data.jsonl alone */
+			snprintf(p, sizeof p, "%s/%s/data.jsonl", dir, e->d_name);
+			facts = test_read_file(p, &n);
+			if (!facts)
+				continue;
+			facts[0] = '\0';
+		}
 		bool skip = strstr(facts, "\"expect_error\"") || strstr(facts, "\"robustness_only\"");
 		free(facts);
 		if (skip)
 			continue;
 		files = realloc(files, sizeof *files * (size_t)(nfiles + 1));
-		files[nfiles++] = strdup(e->d_name);
+		files[nfiles] = malloc(strlen(folder) + strlen(e->d_name) + 2);
+		sprintf(files[nfiles++], "%s/%s", folder, e->d_name);
 	}
 	closedir(d);
+}
+
+/* Files with an expectation, except encrypted ones (tests/test_encrypted.c) and
+ * those expected to fail (their own tests). */
+static void collect(void)
+{
+	for (size_t i = 0; i < sizeof folders / sizeof folders[0]; i++)
+		collect_folder(folders[i]);
 	qsort(files, (size_t)nfiles, sizeof *files, cmp_str);
 }
 

@@ -131,9 +131,8 @@ START_TEST(test_delta_widths_over_limit)
 	tb_bytes(b, "\x21\0\0\0", 4); /* 33 bits */
 	uint8_t body[33 * 4] = {0};
 	tb_bytes(b, body, sizeof body);
-	ASSERT_STATUS(pq_decode_delta_binary_packed(PQ_INT32, b->p, b->n, 2, &v, NULL, &a, &err),
-		      PQ_ECORRUPT, &err);
-	ck_assert_ptr_nonnull(strstr(err.msg, "bit width 33 exceeds 32"));
+	/* INT32 miniblocks may be up to 64 bits wide (DuckDB writes 33) */
+	ASSERT_OK(pq_decode_delta_binary_packed(PQ_INT32, b->p, b->n, 2, &v, NULL, &a, &err), &err);
 	ASSERT_OK(pq_decode_delta_binary_packed(PQ_INT64, b->p, b->n, 2, &v, NULL, &a, &err), &err);
 	b->n = 0;
 	delta_header(b, 2, 0);
@@ -143,6 +142,9 @@ START_TEST(test_delta_widths_over_limit)
 	tb_bytes(b, body65, sizeof body65);
 	ASSERT_STATUS(pq_decode_delta_binary_packed(PQ_INT64, b->p, b->n, 2, &v, NULL, &a, &err),
 		      PQ_ECORRUPT, &err);
+	ASSERT_STATUS(pq_decode_delta_binary_packed(PQ_INT32, b->p, b->n, 2, &v, NULL, &a, &err),
+		      PQ_ECORRUPT, &err);
+	ck_assert_ptr_nonnull(strstr(err.msg, "bit width 65 exceeds 64"));
 	/* Widths of miniblocks no value uses are arbitrary. */
 	b->n = 0;
 	delta_header(b, 2, 5);
@@ -150,6 +152,32 @@ START_TEST(test_delta_widths_over_limit)
 	tb_bytes(b, "\0\xff\xff\xff", 4);
 	ASSERT_OK(pq_decode_delta_binary_packed(PQ_INT32, b->p, b->n, 2, &v, NULL, &a, &err), &err);
 	ck_assert(v.v.i32[0] == 5 && v.v.i32[1] == 6);
+	free(b);
+	pq_arena_free(&a);
+}
+END_TEST
+
+/* INT32 0, 2147483647, -2147483648 with deltas computed in 64 bits (as
+ * DuckDB does): min delta -4294967295, packed deltas 6442450942 and 0, a
+ * 33-bit miniblock; the 32-bit sums wrap to the same values. */
+START_TEST(test_delta_int32_width33)
+{
+	pq_arena a;
+	pq_arena_init(&a, 0);
+	pq_values v;
+	tbuf *b = calloc(1, sizeof *b);
+	delta_header(b, 3, 0);
+	tb_zigzag(b, -4294967295ll);
+	tb_bytes(b, "\x21\0\0\0", 4);
+	uint8_t body[33 * 4] = {0xFE, 0xFF, 0xFF, 0x7F, 0x01}; /* 0x17FFFFFFE, LSB first */
+	tb_bytes(b, body, sizeof body);
+	ASSERT_OK(pq_decode_delta_binary_packed(PQ_INT32, b->p, b->n, 3, &v, NULL, &a, &err), &err);
+	ck_assert_int_eq(v.v.i32[0], 0);
+	ck_assert_int_eq(v.v.i32[1], INT32_MAX);
+	ck_assert_int_eq(v.v.i32[2], INT32_MIN);
+	/* the same bytes as INT64 give the 64-bit sums */
+	ASSERT_OK(pq_decode_delta_binary_packed(PQ_INT64, b->p, b->n, 3, &v, NULL, &a, &err), &err);
+	ck_assert(v.v.i64[1] == INT32_MAX && v.v.i64[2] == INT32_MIN);
 	free(b);
 	pq_arena_free(&a);
 }
@@ -434,6 +462,7 @@ static Suite *delta_suite(void)
 	tcase_add_test(tc, test_delta_bad_headers);
 	tcase_add_test(tc, test_delta_widths_over_limit);
 	tcase_add_test(tc, test_delta_wraparound);
+	tcase_add_test(tc, test_delta_int32_width33);
 	tcase_add_loop_test(tc, test_delta_random_blocks, 0, 40);
 	tcase_add_test(tc, test_delta_truncated_everywhere);
 	suite_add_tcase(s, tc);

@@ -503,6 +503,82 @@ START_TEST(test_json_hooks)
 }
 END_TEST
 
+/* The newest fields of parquet.thrift: Statistics.nan_count (9),
+ * ColumnIndex.nan_counts (8), ColumnOrder IEEE_754_TOTAL_ORDER (2) and
+ * INT96_TIMESTAMP_ORDER (3). */
+START_TEST(test_newest_fields)
+{
+	pq_arena a;
+	pq_arena_init(&a, 0);
+	pq_error err = {0};
+	size_t used;
+	/* Statistics {3: null_count 1, 9: nan_count 2}: i64 is compact type 6,
+	 * zigzag varints. */
+	static const uint8_t st_bytes[] = {0x36, 0x02, 0x66, 0x04, 0x00};
+	pq_statistics st;
+	ck_assert_int_eq(decode(PQ_S_STATISTICS, st_bytes, sizeof st_bytes, &st, &used, &a, &err),
+			 PQ_OK);
+	ck_assert(st.has_null_count && st.null_count == 1);
+	ck_assert(st.has_nan_count && st.nan_count == 2);
+	pq_buf b = PQ_BUF_INIT;
+	ck_assert_int_eq(pq_thrift_encode(PQ_S_STATISTICS, &st, &b, &err), PQ_OK);
+	ck_assert(b.len == sizeof st_bytes && memcmp(b.p, st_bytes, b.len) == 0);
+	char *j = json_of(PQ_S_STATISTICS, &st, NULL);
+	ck_assert_msg(strstr(j, "\"nan_count\": 2"), "%s", j);
+	free(j);
+
+	/* ColumnIndex nan_counts: encoded, decoded, shown. */
+	bool nulls[1] = {false};
+	pq_bytes mm[1] = {BYTESOF("\x01\x00\x00\x00")};
+	int64_t nans[1] = {5};
+	pq_column_index ci;
+	memset(&ci, 0, sizeof ci);
+	ci.null_pages.n = ci.min_values.n = ci.max_values.n = 1;
+	ci.null_pages.v = nulls;
+	ci.min_values.v = ci.max_values.v = mm;
+	ci.has_nan_counts = true;
+	ci.nan_counts.n = 1;
+	ci.nan_counts.v = nans;
+	b.len = 0;
+	ck_assert_int_eq(pq_thrift_encode(PQ_S_COLUMN_INDEX, &ci, &b, &err), PQ_OK);
+	/* the last field: header 0x89 (id 8 after 4: delta 4, list), 1 x i64, 10 */
+	ck_assert(b.len > 4 && memcmp(b.p + b.len - 4, "\x49\x16\x0a\x00", 4) == 0);
+	pq_column_index back;
+	ck_assert_int_eq(decode(PQ_S_COLUMN_INDEX, b.p, b.len, &back, &used, &a, &err), PQ_OK);
+	ck_assert(back.has_nan_counts && back.nan_counts.n == 1 && back.nan_counts.v[0] == 5);
+	j = json_of(PQ_S_COLUMN_INDEX, &back, NULL);
+	ck_assert_msg(strstr(j, "\"nan_counts\": [5]"), "%s", j);
+	free(j);
+
+	/* ColumnOrder union members 2 and 3 in FileMetaData.column_orders. */
+	pq_column_order orders[3];
+	memset(orders, 0, sizeof orders);
+	orders[0].has_TYPE_ORDER = true;
+	orders[1].has_IEEE_754_TOTAL_ORDER = true;
+	orders[2].has_INT96_TIMESTAMP_ORDER = true;
+	pq_file_meta_data md;
+	ck_assert_int_eq(decode(PQ_S_FILE_META_DATA, minimal_fmd, sizeof minimal_fmd, &md, &used, &a,
+				&err), PQ_OK);
+	md.has_column_orders = true;
+	md.column_orders.n = 3;
+	md.column_orders.v = orders;
+	b.len = 0;
+	ck_assert_int_eq(pq_thrift_encode(PQ_S_FILE_META_DATA, &md, &b, &err), PQ_OK);
+	pq_file_meta_data md2;
+	ck_assert_int_eq(decode(PQ_S_FILE_META_DATA, b.p, b.len, &md2, &used, &a, &err), PQ_OK);
+	ck_assert_uint_eq(md2.column_orders.n, 3);
+	ck_assert(md2.column_orders.v[0].has_TYPE_ORDER);
+	ck_assert(md2.column_orders.v[1].has_IEEE_754_TOTAL_ORDER &&
+		  !md2.column_orders.v[1].has_TYPE_ORDER);
+	ck_assert(md2.column_orders.v[2].has_INT96_TIMESTAMP_ORDER);
+	j = json_of(PQ_S_FILE_META_DATA, &md2, NULL);
+	ck_assert_msg(strstr(j, "IEEE_754_TOTAL_ORDER") && strstr(j, "INT96_TIMESTAMP_ORDER"), "%s", j);
+	free(j);
+	pq_buf_free(&b);
+	pq_arena_free(&a);
+}
+END_TEST
+
 START_TEST(test_enum_names)
 {
 	ck_assert_str_eq(pq_type_name(PQ_FIXED_LEN_BYTE_ARRAY), "FIXED_LEN_BYTE_ARRAY");
@@ -639,6 +715,7 @@ static Suite *metadata_suite(void)
 	tcase_add_test(tc, test_required_missing);
 	tcase_add_test(tc, test_logical_types);
 	tcase_add_test(tc, test_page_header);
+	tcase_add_test(tc, test_newest_fields);
 	tcase_add_test(tc, test_list_bounds);
 	tcase_add_test(tc, test_encode_errors);
 	tcase_add_test(tc, test_json_layout_and_strings);

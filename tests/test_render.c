@@ -234,8 +234,10 @@ START_TEST(test_times)
 	ck_assert_str_eq(buf, "23:59:59.999999999Z");
 	pq_format_time(1, PQ_MILLIS, true, buf); /* encrypted files' int32_field */
 	ck_assert_str_eq(buf, "00:00:00.001Z");
-	pq_format_time(86400000, PQ_MILLIS, true, buf);
-	ck_assert_str_eq(buf, "86400000");
+	pq_format_time(86400000, PQ_MILLIS, true, buf); /* 24:00:00 is in range */
+	ck_assert_str_eq(buf, "24:00:00Z");
+	pq_format_time(86400001, PQ_MILLIS, true, buf);
+	ck_assert_str_eq(buf, "86400001");
 	pq_format_time(-1, PQ_MICROS, true, buf);
 	ck_assert_str_eq(buf, "-1");
 	pq_format_time(INT64_MIN, PQ_NANOS, false, buf);
@@ -248,7 +250,7 @@ START_TEST(test_times)
 	t.utc = true;
 	ck_assert_str_eq(render_i32(t, 2, PQ_MODE_JSON), "\"00:00:00.002Z\"");
 	ck_assert_str_eq(render_i32(t, -5, PQ_MODE_JSON), "-5");
-	ck_assert_str_eq(render_i32(t, 86400000, PQ_MODE_JSON), "86400000");
+	ck_assert_str_eq(render_i32(t, 86400001, PQ_MODE_JSON), "86400001");
 	ck_assert_str_eq(render_i32(t, 3, PQ_MODE_VALUES), "00:00:00.003Z");
 }
 END_TEST
@@ -516,7 +518,7 @@ START_TEST(test_binary_rule)
 	ck_assert_str_eq(render_flba(t, z, 10, PQ_MODE_VALUES), "0x00000000000000000000");
 	ck_assert_str_eq(render_flba(t, "03795", 5, PQ_MODE_VALUES), "03795");
 	/* GEOMETRY: always hex, empty `0x`. */
-	t.kind = PQ_R_HEX;
+	t.kind = PQ_R_GEO;
 	ck_assert_str_eq(render_ba(t, S("abc"), PQ_MODE_TEXT), "0x616263");
 	ck_assert_str_eq(render_ba(t, "", 0, PQ_MODE_JSON), "\"0x\"");
 	ck_assert(pq_binary_is_text((const uint8_t *)"a\tb\r\n", 5));
@@ -712,7 +714,7 @@ START_TEST(test_type_of_schema)
 	e = leaf(PQ_BYTE_ARRAY, 0);
 	e.has_logicalType = true;
 	e.logicalType.has_GEOMETRY = true;
-	ck_assert_int_eq(pq_render_type_of(&e).kind, PQ_R_HEX);
+	ck_assert_int_eq(pq_render_type_of(&e).kind, PQ_R_GEO);
 
 	e = leaf(PQ_FIXED_LEN_BYTE_ARRAY, 2);
 	e.has_logicalType = true;

@@ -9,7 +9,10 @@
  *
  * value[i] = value[i-1] + min_delta + packed[i], computed in unsigned
  * arithmetic so that wrap-around (which the spec allows writers to rely on)
- * is defined: modulo 2^32 for INT32, 2^64 for INT64. */
+ * is defined: modulo 2^32 for INT32, 2^64 for INT64. Miniblocks of INT32
+ * may use bit widths up to 64 (DuckDB computes INT32 deltas in 64 bits,
+ * other readers accept it): such values are unpacked at 64 bits and only
+ * their low 32 bits enter the 32-bit sum, which is the same modulo 2^32. */
 
 #define PQ_ENCODING_INTERNAL
 #include "encoding_internal.h"
@@ -60,7 +63,7 @@ static pq_status delta_decode(const char *what, const uint8_t *p, size_t len, si
 			      const delta_header *h, size_t n, uint32_t *out32, uint64_t *out64,
 			      size_t *used, pq_error *err)
 {
-	const int maxw = out64 ? 64 : 32;
+	const int maxw = 64;
 	uint64_t last = h->first;
 	size_t produced = 0;
 	if (h->total && n) {
@@ -112,7 +115,7 @@ static pq_status delta_decode(const char *what, const uint8_t *p, size_t len, si
 					last += md + o[i];
 					o[i] = last;
 				}
-			} else if (want) {
+			} else if (want && bw <= 32) {
 				uint32_t *o = out32 + produced;
 				const uint32_t md32 = (uint32_t)md;
 				uint32_t l = (uint32_t)last;
@@ -120,6 +123,23 @@ static pq_status delta_decode(const char *what, const uint8_t *p, size_t len, si
 				for (size_t i = 0; i < want; i++) {
 					l += md32 + o[i];
 					o[i] = l;
+				}
+				last = l;
+			} else if (want) {
+				/* INT32 with a width above 32: 64-bit unpacking in
+				 * pieces, 32-bit sums. */
+				uint32_t *o = out32 + produced;
+				const uint32_t md32 = (uint32_t)md;
+				uint32_t l = (uint32_t)last;
+				uint64_t tmp[256];
+				for (size_t done = 0; done < want;) {
+					size_t k = pq_min_size(want - done, 256);
+					pq_unpack64(p + pos, avail, bw, done, k, tmp);
+					for (size_t i = 0; i < k; i++) {
+						l += md32 + (uint32_t)tmp[i];
+						o[done + i] = l;
+					}
+					done += k;
 				}
 				last = l;
 			}

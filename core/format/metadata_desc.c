@@ -121,6 +121,7 @@ static const pq_fdesc f_statistics[] = {
 	 OPT(T, min_value)},
 	{.id = 7, .name = "is_max_value_exact", .kind = PQ_FK_BOOL, OPT(T, is_max_value_exact)},
 	{.id = 8, .name = "is_min_value_exact", .kind = PQ_FK_BOOL, OPT(T, is_min_value_exact)},
+	{.id = 9, .name = "nan_count", .kind = PQ_FK_I64, OPT(T, nan_count)},
 };
 #undef T
 static const pq_sdesc d_statistics = {
@@ -462,6 +463,8 @@ static const pq_fdesc f_column_index[] = {
 	{.id = 7, .name = "definition_level_histograms",
 	 LST(T, definition_level_histograms, PQ_FK_I64, int64_t),
 	 OPTF(T, definition_level_histograms)},
+	{.id = 8, .name = "nan_counts", LST(T, nan_counts, PQ_FK_I64, int64_t),
+	 OPTF(T, nan_counts)},
 };
 #undef T
 static const pq_sdesc d_column_index = {
@@ -531,6 +534,10 @@ static const pq_sdesc d_encryption_algorithm = {
 #define T pq_column_order
 static const pq_fdesc f_column_order[] = {
 	{.id = 1, .name = "TYPE_ORDER", .kind = PQ_FK_STRUCT, .sub = &d_empty, OPT(T, TYPE_ORDER)},
+	{.id = 2, .name = "IEEE_754_TOTAL_ORDER", .kind = PQ_FK_STRUCT, .sub = &d_empty,
+	 OPT(T, IEEE_754_TOTAL_ORDER)},
+	{.id = 3, .name = "INT96_TIMESTAMP_ORDER", .kind = PQ_FK_STRUCT, .sub = &d_empty,
+	 OPT(T, INT96_TIMESTAMP_ORDER)},
 };
 #undef T
 static const pq_sdesc d_column_order = {

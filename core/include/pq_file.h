@@ -42,6 +42,11 @@ pq_status pq_file_open(pq_source *src, const char *name, const pq_keyring *keys,
 pq_status pq_file_open_fd(int fd, const char *name, const pq_keyring *keys, pq_file **out,
 			  pq_error *err);
 void pq_file_free(pq_file *f);
+/* The memory one page may take while it is decoded (its stored body and
+ * its uncompressed bytes): default 1 GiB; the daemon sets its cache_size.
+ * A page above it fails with PQ_ELIMIT and a message naming the bytes it
+ * needs. Call right after opening, before the file is shared. */
+void pq_file_set_page_budget(pq_file *f, uint64_t bytes);
 
 const pq_file_meta_data *pq_file_metadata(const pq_file *f);
 const pq_schema *pq_file_schema(const pq_file *f);

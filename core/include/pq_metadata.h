@@ -84,7 +84,7 @@ typedef struct pq_geospatial_statistics {
 
 typedef struct pq_statistics {
 	bool has_max, has_min, has_null_count, has_distinct_count, has_max_value,
-	    has_min_value, has_is_max_value_exact, has_is_min_value_exact;
+	    has_min_value, has_is_max_value_exact, has_is_min_value_exact, has_nan_count;
 	pq_bytes max;                                     /* 1 (deprecated) */
 	pq_bytes min;                                     /* 2 (deprecated) */
 	int64_t null_count;                               /* 3 */
@@ -93,6 +93,7 @@ typedef struct pq_statistics {
 	pq_bytes min_value;                               /* 6 */
 	bool is_max_value_exact;                          /* 7 */
 	bool is_min_value_exact;                          /* 8 */
+	int64_t nan_count;                                /* 9 */
 } pq_statistics;
 
 /* Logical type members. Empty structs get a placeholder byte for C. */
@@ -282,8 +283,10 @@ typedef struct pq_row_group {
 } pq_row_group;
 
 typedef struct pq_column_order {
-	bool has_TYPE_ORDER;
+	bool has_TYPE_ORDER, has_IEEE_754_TOTAL_ORDER, has_INT96_TIMESTAMP_ORDER;
 	pq_empty TYPE_ORDER;                              /* 1 */
+	pq_empty IEEE_754_TOTAL_ORDER;                    /* 2 */
+	pq_empty INT96_TIMESTAMP_ORDER;                   /* 3 */
 } pq_column_order;
 
 typedef struct pq_page_location {
@@ -300,7 +303,7 @@ typedef struct pq_offset_index {
 
 typedef struct pq_column_index {
 	bool has_null_counts, has_repetition_level_histograms,
-	    has_definition_level_histograms;
+	    has_definition_level_histograms, has_nan_counts;
 	pq_list_bool null_pages;                          /* 1 */
 	pq_list_bytes min_values;                         /* 2 */
 	pq_list_bytes max_values;                         /* 3 */
@@ -308,6 +311,7 @@ typedef struct pq_column_index {
 	pq_list_i64 null_counts;                          /* 5 */
 	pq_list_i64 repetition_level_histograms;          /* 6 */
 	pq_list_i64 definition_level_histograms;          /* 7 */
+	pq_list_i64 nan_counts;                           /* 8 */
 } pq_column_index;
 
 typedef struct pq_aes_gcm {

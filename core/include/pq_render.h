@@ -50,7 +50,8 @@ typedef enum pq_render_kind {
 	PQ_R_JSON_TEXT, /* JSON logical type: rendered exactly as STRING */
 	PQ_R_UUID,      /* FLBA(16) */
 	PQ_R_INTERVAL,  /* FLBA(12): months, days, millis as u32 LE */
-	PQ_R_HEX,       /* GEOMETRY / GEOGRAPHY: `0x` + lowercase hex */
+	PQ_R_GEO,       /* GEOMETRY / GEOGRAPHY: WKB as WKT; invalid WKB as
+			   `0x` + lowercase hex */
 	PQ_R_BINARY,    /* text when valid UTF-8 without forbidden control
 			   bytes, else `0x` + hex */
 	PQ_R_NULL       /* UNKNOWN: always null */
@@ -81,7 +82,7 @@ pq_render_type pq_render_type_of(const pq_schema_element *e);
 pq_render_type pq_render_type_physical(int32_t physical, int32_t type_length);
 /* Short name of a kind: "bool", "int", "uint", "float", "decimal", "date",
  * "time", "timestamp", "int96", "string", "json", "uuid", "interval",
- * "hex", "bytes", "null". */
+ * "geo", "bytes", "null". */
 const char *pq_render_kind_name(pq_render_kind kind);
 
 /* ---- values ---------------------------------------------------------- */
@@ -123,6 +124,22 @@ void pq_render_measure(const pq_render_type *t, const pq_values *v, size_t first
 bool pq_render_plain_bytes(const pq_render_type *t, const uint8_t *p, size_t n,
 			   pq_render_mode mode, pq_buf *out);
 
+/* GEOMETRY / GEOGRAPHY: ISO WKB p[0..n) appended as WKT (interface.md
+ * "Geometry as WKT"; ASCII letters, digits, spaces, `(),.-+`, nothing to
+ * escape but `,` in CSV). false, with nothing appended and *why (when why
+ * is not NULL) saying what is wrong, when the bytes are not valid WKB. */
+bool pq_render_wkt(const uint8_t *p, size_t n, pq_buf *out, const char **why);
+/* The bounds of WKB coordinates, per axis x, y, z, m (NaN skipped; an axis
+ * no coordinate has keeps has[axis] false). */
+typedef struct pq_wkb_box {
+	double min[4], max[4];
+	bool has[4];
+} pq_wkb_box;
+/* pq_render_wkt, also widening *box (when not NULL) by the coordinates of a
+ * valid value. */
+bool pq_render_wkt_box(const uint8_t *p, size_t n, pq_buf *out, const char **why,
+		       pq_wkb_box *box);
+
 /* ---- atoms: each writes a NUL-terminated string, returns its length --- */
 
 size_t pq_format_i64(int64_t v, char *buf);  /* buf >= 21 */
@@ -139,7 +156,8 @@ double pq_half_to_double(uint16_t h);
 /* Dates and times; buf >= PQ_FORMAT_BUF. Every int64 input is handled
  * without overflow. */
 size_t pq_format_date(int64_t days, char *buf);
-/* Value outside [0, 24 h) or unit unknown: the plain integer. */
+/* Value outside [0, 24 h] (24:00:00 itself is in range) or unit unknown:
+ * the plain integer. */
 size_t pq_format_time(int64_t v, int32_t unit, bool utc, char *buf);
 /* Unit unknown: the plain integer. */
 size_t pq_format_timestamp(int64_t v, int32_t unit, bool utc, char *buf);

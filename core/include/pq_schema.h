@@ -33,7 +33,8 @@ typedef enum pq_assembly_kind {
 	PQ_AK_STRUCT,    /* group -> object keyed by child names, schema order */
 	PQ_AK_LIST,      /* LIST-annotated group -> array of `element` values */
 	PQ_AK_MAP,       /* MAP (or lone MAP_KEY_VALUE) group -> object of key: value */
-	PQ_AK_REPEATED   /* repeated field outside LIST/MAP -> array of its values */
+	PQ_AK_REPEATED,  /* repeated field outside LIST/MAP -> array of its values */
+	PQ_AK_VARIANT    /* VARIANT group -> one JSON value (VariantShredding.md) */
 } pq_assembly_kind;
 
 typedef struct pq_node pq_node;
@@ -63,6 +64,17 @@ struct pq_node {
 	 * has no value column: values render as null). */
 	pq_node *map_rep, *key, *value;
 	pq_bytes json_key;         /* `"name":` JSON-escaped, for objects */
+	/* VARIANT (value_kind PQ_AK_VARIANT) and the groups that shred its
+	 * parts (an object's field groups, an array's element group): their
+	 * `metadata` (the variant only), `value` and `typed_value` children,
+	 * NULL when absent. A typed_value group that shreds an object has its
+	 * field groups in v_fields, sorted by name (unsigned bytes), so that
+	 * they merge with the fields of `value` in key order. A VARIANT group
+	 * whose shape does not follow VariantShredding.md (no binary metadata,
+	 * other children, a shredded group that is not one) stays a STRUCT. */
+	pq_node *v_metadata, *v_value, *v_typed;
+	pq_node **v_fields;
+	uint32_t nv_fields;
 };
 
 typedef struct pq_leaf {

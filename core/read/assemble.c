@@ -15,21 +15,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pq_assemble.h"
+#define PQ_READ_INTERNAL
+#include "assemble_internal.h"
 #include "pq_render.h"
 
-typedef struct asm_state {
-	const pq_schema *s;
-	const pq_leaf *leaves; /* pq_schema_leaf(s, 0): leaves are one array */
-	pq_leaf_cursor *cur;
-	pq_error *err;
-	pq_buf key;   /* scratch: the text of a primitive map key */
-	pq_buf field; /* scratch: the JSON of a nested CSV field */
-} asm_state;
-
-static pq_status corrupt(asm_state *st, uint32_t li, const char *fmt, ...) PQ_PRINTF(3, 4);
-
-static pq_status corrupt(asm_state *st, uint32_t li, const char *fmt, ...)
+pq_status pq_asm_corrupt(asm_state *st, uint32_t li, const char *fmt, ...)
 {
 	char msg[PQ_ERROR_MSG_MAX];
 	va_list ap;
@@ -38,7 +28,6 @@ static pq_status corrupt(asm_state *st, uint32_t li, const char *fmt, ...)
 	va_end(ap);
 	return pq_fail(st->err, PQ_ECORRUPT, "column %s: %s", st->leaves[li].path, msg);
 }
-
 /* Moves leaf li to its next batch once the current one is used up. */
 static pq_status refill(asm_state *st, uint32_t li)
 {
@@ -46,7 +35,7 @@ static pq_status refill(asm_state *st, uint32_t li)
 	const pq_leaf *lf = &st->leaves[li];
 	while (c->pos >= c->nslots && !c->end) {
 		if (c->nslots && c->vpos != c->vals.n)
-			return corrupt(st, li, "a batch holds %zu values but its levels define %zu",
+			return pq_asm_corrupt(st, li, "a batch holds %zu values but its levels define %zu",
 				       c->vals.n, c->vpos);
 		if (!c->next) {
 			c->end = true;
@@ -60,13 +49,12 @@ static pq_status refill(asm_state *st, uint32_t li)
 			break;
 		}
 		if ((lf->max_rep && !c->rep) || (lf->max_def && !c->def))
-			return corrupt(st, li, "a batch of %zu slots comes without levels", c->nslots);
+			return pq_asm_corrupt(st, li, "a batch of %zu slots comes without levels", c->nslots);
 	}
 	return PQ_OK;
 }
 
-/* Whether leaf li has a slot left (loading the next batch if needed). */
-static inline pq_status have_slot(asm_state *st, uint32_t li, bool *have)
+pq_status pq_asm_have_slot(asm_state *st, uint32_t li, bool *have)
 {
 	pq_leaf_cursor *c = &st->cur[li];
 	if (c->pos >= c->nslots)
@@ -74,66 +62,58 @@ static inline pq_status have_slot(asm_state *st, uint32_t li, bool *have)
 	*have = c->pos < c->nslots;
 	return PQ_OK;
 }
-
-static inline uint16_t rep_at(const pq_leaf_cursor *c) { return c->rep ? c->rep[c->pos] : 0; }
 static inline uint16_t def_at(const pq_leaf_cursor *c) { return c->def ? c->def[c->pos] : 0; }
 
-/* The definition level of leaf li's next slot, which must exist. */
-static pq_status peek_def(asm_state *st, uint32_t li, uint16_t *d)
+pq_status pq_asm_peek_def(asm_state *st, uint32_t li, uint16_t *d)
 {
 	bool have;
-	PQ_TRY(have_slot(st, li, &have));
+	PQ_TRY(pq_asm_have_slot(st, li, &have));
 	if (!have)
-		return corrupt(st, li, "the column ends in the middle of a row");
+		return pq_asm_corrupt(st, li, "the column ends in the middle of a row");
 	*d = def_at(&st->cur[li]);
 	return PQ_OK;
 }
 
-/* Takes leaf li's next slot, which must exist, sit at repetition level re
- * and have a definition level of at least dk. */
-static pq_status take(asm_state *st, uint32_t li, uint16_t re, uint16_t dk, uint16_t *d)
+pq_status pq_asm_take(asm_state *st, uint32_t li, uint16_t re, uint16_t dk, uint16_t *d)
 {
 	bool have;
-	PQ_TRY(have_slot(st, li, &have));
+	PQ_TRY(pq_asm_have_slot(st, li, &have));
 	if (!have)
-		return corrupt(st, li, "the column ends in the middle of a row");
+		return pq_asm_corrupt(st, li, "the column ends in the middle of a row");
 	pq_leaf_cursor *c = &st->cur[li];
 	const pq_leaf *lf = &st->leaves[li];
-	uint16_t r = rep_at(c), dd = def_at(c);
+	uint16_t r = pq_asm_rep_at(c), dd = def_at(c);
 	if (dd > lf->max_def)
-		return corrupt(st, li, "definition level %u exceeds the maximum %u", dd, lf->max_def);
+		return pq_asm_corrupt(st, li, "definition level %u exceeds the maximum %u", dd, lf->max_def);
 	if (r > lf->max_rep)
-		return corrupt(st, li, "repetition level %u exceeds the maximum %u", r, lf->max_rep);
+		return pq_asm_corrupt(st, li, "repetition level %u exceeds the maximum %u", r, lf->max_rep);
 	if (r != re)
-		return corrupt(st, li, "repetition level %u where the row structure needs %u", r, re);
+		return pq_asm_corrupt(st, li, "repetition level %u where the row structure needs %u", r, re);
 	if (dd < dk)
-		return corrupt(st, li, "definition level %u where the row structure needs at least %u",
+		return pq_asm_corrupt(st, li, "definition level %u where the row structure needs at least %u",
 			       dd, dk);
 	c->pos++;
 	*d = dd;
 	return PQ_OK;
 }
 
-/* Renders leaf li's next value. */
-static pq_status emit_value(asm_state *st, uint32_t li, pq_render_mode mode, pq_buf *out)
+pq_status pq_asm_emit_value(asm_state *st, uint32_t li, pq_render_mode mode, pq_buf *out)
 {
 	pq_leaf_cursor *c = &st->cur[li];
 	if (c->vpos >= c->vals.n)
-		return corrupt(st, li, "the levels define more values than the batch holds (%zu)",
+		return pq_asm_corrupt(st, li, "the levels define more values than the batch holds (%zu)",
 			       c->vals.n);
 	pq_render_value(&st->leaves[li].render, &c->vals, c->vpos++, mode, out);
 	return PQ_OK;
 }
 
-/* Skips the single slot every leaf below n holds for a null node or an
- * empty list: definition level in [dk, below). */
-static pq_status skip(asm_state *st, const pq_node *n, uint16_t re, uint16_t dk, uint16_t below)
+pq_status pq_asm_skip(asm_state *st, const pq_node *n, uint16_t re, uint16_t dk, uint16_t below)
 {
 	for (uint32_t li = n->first_leaf; li < n->first_leaf + n->nleaves; li++) {
 		uint16_t d;
-		PQ_TRY(take(st, li, re, dk, &d));
+		PQ_TRY(pq_asm_take(st, li, re, dk, &d));
 		if (d >= below)
-			return corrupt(st, li, "definition level %u where %s is absent (below %u)", d,
+			return pq_asm_corrupt(st, li, "definition level %u where %s is absent (below %u)", d,
 				       (const char *)n->name.p, below);
 	}
 	return PQ_OK;
@@ -144,8 +124,6 @@ static void put_empty(const pq_node *n, pq_buf *out)
 	pq_buf_puts(out, n->kind == PQ_AK_REPEATED || n->value_kind == PQ_AK_LIST ? "[]" : "{}");
 }
 
-static pq_status render_field(asm_state *st, const pq_node *n, uint16_t re, uint16_t dk,
-			      pq_buf *out);
 static pq_status render_value(asm_state *st, const pq_node *n, uint16_t re, uint16_t dk,
 			      pq_buf *out);
 
@@ -157,18 +135,18 @@ static pq_status render_key(asm_state *st, const pq_node *k, uint16_t re, uint16
 	if (k->kind == PQ_AK_PRIMITIVE) {
 		uint32_t li = (uint32_t)k->leaf;
 		uint16_t d;
-		PQ_TRY(take(st, li, re, dk, &d));
+		PQ_TRY(pq_asm_take(st, li, re, dk, &d));
 		if (d < k->max_def) {
 			pq_buf_puts(out, "\"null\"");
 			return PQ_OK;
 		}
 		st->key.len = 0;
-		PQ_TRY(emit_value(st, li, PQ_MODE_TEXT, &st->key));
+		PQ_TRY(pq_asm_emit_value(st, li, PQ_MODE_TEXT, &st->key));
 		pq_render_json_string(st->key.p, st->key.len, out);
 		return PQ_OK;
 	}
 	pq_buf tmp = PQ_BUF_INIT; /* nested keys are rare: no scratch reuse */
-	pq_status rc = render_field(st, k, re, dk, &tmp);
+	pq_status rc = pq_asm_render_field(st, k, re, dk, &tmp);
 	if (rc == PQ_OK && tmp.oom)
 		rc = pq_fail(st->err, PQ_ENOMEM, "no memory for a map key");
 	if (rc == PQ_OK)
@@ -189,9 +167,9 @@ static pq_status render_repeated(asm_state *st, const pq_node *r, const pq_node 
 		return PQ_OK;
 	}
 	uint16_t d;
-	PQ_TRY(peek_def(st, li, &d));
+	PQ_TRY(pq_asm_peek_def(st, li, &d));
 	if (d < r->max_def) {
-		PQ_TRY(skip(st, r, re, dk, r->max_def));
+		PQ_TRY(pq_asm_skip(st, r, re, dk, r->max_def));
 		pq_buf_puts(out, map ? "{}" : "[]");
 		return PQ_OK;
 	}
@@ -201,27 +179,27 @@ static pq_status render_repeated(asm_state *st, const pq_node *r, const pq_node 
 			PQ_TRY(render_key(st, map->key, ri, r->max_def, out));
 			pq_buf_putc(out, ':');
 			if (map->value)
-				PQ_TRY(render_field(st, map->value, ri, r->max_def, out));
+				PQ_TRY(pq_asm_render_field(st, map->value, ri, r->max_def, out));
 			else
 				pq_buf_puts(out, "null");
 		} else if (elem == r) {
 			/* The repeated node is the element: its value, never null. */
 			PQ_TRY(render_value(st, r, ri, r->max_def, out));
 		} else {
-			PQ_TRY(render_field(st, elem, ri, r->max_def, out));
+			PQ_TRY(pq_asm_render_field(st, elem, ri, r->max_def, out));
 		}
 		bool have;
-		PQ_TRY(have_slot(st, li, &have));
+		PQ_TRY(pq_asm_have_slot(st, li, &have));
 		if (!have)
 			break;
-		uint16_t next = rep_at(&st->cur[li]);
+		uint16_t next = pq_asm_rep_at(&st->cur[li]);
 		if (next < r->max_rep)
 			break;
 		if (next > st->leaves[li].max_rep)
-			return corrupt(st, li, "repetition level %u exceeds the maximum %u", next,
+			return pq_asm_corrupt(st, li, "repetition level %u exceeds the maximum %u", next,
 				       st->leaves[li].max_rep);
 		if (next > r->max_rep)
-			return corrupt(st, li, "repetition level %u after a whole element of %s (level %u)",
+			return pq_asm_corrupt(st, li, "repetition level %u after a whole element of %s (level %u)",
 				       next, (const char *)r->name.p, r->max_rep);
 		pq_buf_putc(out, ',');
 	}
@@ -237,12 +215,12 @@ static pq_status render_value(asm_state *st, const pq_node *n, uint16_t re, uint
 	if (n->leaf >= 0) {
 		uint32_t li = (uint32_t)n->leaf;
 		uint16_t d;
-		PQ_TRY(take(st, li, re, dk, &d));
+		PQ_TRY(pq_asm_take(st, li, re, dk, &d));
 		if (d < n->max_def) {
 			pq_buf_puts(out, "null");
 			return PQ_OK;
 		}
-		return emit_value(st, li, PQ_MODE_JSON, out);
+		return pq_asm_emit_value(st, li, PQ_MODE_JSON, out);
 	}
 	if (n->nleaves == 0) {
 		put_empty(n, out);
@@ -250,9 +228,9 @@ static pq_status render_value(asm_state *st, const pq_node *n, uint16_t re, uint
 	}
 	if (n->repetition == PQ_OPTIONAL) {
 		uint16_t d;
-		PQ_TRY(peek_def(st, n->first_leaf, &d));
+		PQ_TRY(pq_asm_peek_def(st, n->first_leaf, &d));
 		if (d < n->max_def) {
-			PQ_TRY(skip(st, n, re, dk, n->max_def));
+			PQ_TRY(pq_asm_skip(st, n, re, dk, n->max_def));
 			pq_buf_puts(out, "null");
 			return PQ_OK;
 		}
@@ -263,6 +241,8 @@ static pq_status render_value(asm_state *st, const pq_node *n, uint16_t re, uint
 		return render_repeated(st, n->list_rep, n->element, NULL, re, dk, out);
 	case PQ_AK_MAP:
 		return render_repeated(st, n->map_rep, NULL, n, re, dk, out);
+	case PQ_AK_VARIANT:
+		return pq_asm_variant(st, n, re, out);
 	default:
 		pq_buf_putc(out, '{');
 		for (uint32_t i = 0; i < n->nchildren; i++) {
@@ -270,15 +250,14 @@ static pq_status render_value(asm_state *st, const pq_node *n, uint16_t re, uint
 			if (i)
 				pq_buf_putc(out, ',');
 			pq_buf_append(out, c->json_key.p, c->json_key.n);
-			PQ_TRY(render_field(st, c, re, dk, out));
+			PQ_TRY(pq_asm_render_field(st, c, re, dk, out));
 		}
 		pq_buf_putc(out, '}');
 		return PQ_OK;
 	}
 }
 
-/* n as a field of its parent group (present at level dk). */
-static pq_status render_field(asm_state *st, const pq_node *n, uint16_t re, uint16_t dk,
+pq_status pq_asm_render_field(asm_state *st, const pq_node *n, uint16_t re, uint16_t dk,
 			      pq_buf *out)
 {
 	if (n->kind == PQ_AK_REPEATED)
@@ -294,7 +273,7 @@ static pq_status json_row(asm_state *st, const pq_node *root, pq_buf *out)
 		if (i)
 			pq_buf_putc(out, ',');
 		pq_buf_append(out, c->json_key.p, c->json_key.n);
-		PQ_TRY(render_field(st, c, 0, 0, out));
+		PQ_TRY(pq_asm_render_field(st, c, 0, 0, out));
 	}
 	pq_buf_puts(out, "}\n");
 	return PQ_OK;
@@ -309,15 +288,15 @@ static pq_status csv_row(asm_state *st, const pq_node *root, pq_buf *out)
 		if (c->kind == PQ_AK_PRIMITIVE) {
 			uint32_t li = (uint32_t)c->leaf;
 			uint16_t d;
-			PQ_TRY(take(st, li, 0, 0, &d));
+			PQ_TRY(pq_asm_take(st, li, 0, 0, &d));
 			if (d >= c->max_def)
-				PQ_TRY(emit_value(st, li, PQ_MODE_CSV, out));
+				PQ_TRY(pq_asm_emit_value(st, li, PQ_MODE_CSV, out));
 			continue; /* NULL: the empty field */
 		}
 		/* Nested: its JSON text as one field; a null group, list or map
 		 * (JSON `null`, which no object or array renders as) is NULL. */
 		st->field.len = 0;
-		PQ_TRY(render_field(st, c, 0, 0, &st->field));
+		PQ_TRY(pq_asm_render_field(st, c, 0, 0, &st->field));
 		if (st->field.oom)
 			return pq_fail(st->err, PQ_ENOMEM, "no memory for a row");
 		if (!(st->field.len == 4 && memcmp(st->field.p, "null", 4) == 0))
@@ -334,18 +313,18 @@ static pq_status row_starts(asm_state *st, size_t nleaves, bool *more)
 	uint32_t with = UINT32_MAX, without = UINT32_MAX;
 	for (uint32_t li = 0; li < nleaves; li++) {
 		bool have;
-		PQ_TRY(have_slot(st, li, &have));
+		PQ_TRY(pq_asm_have_slot(st, li, &have));
 		if (!have) {
 			without = li;
 			continue;
 		}
 		with = li;
-		uint16_t r = rep_at(&st->cur[li]);
+		uint16_t r = pq_asm_rep_at(&st->cur[li]);
 		if (r != 0)
-			return corrupt(st, li, "a row starts at repetition level %u, not 0", r);
+			return pq_asm_corrupt(st, li, "a row starts at repetition level %u, not 0", r);
 	}
 	if (with != UINT32_MAX && without != UINT32_MAX)
-		return corrupt(st, with, "has more rows than column %s",
+		return pq_asm_corrupt(st, with, "has more rows than column %s",
 			       st->leaves[without].path);
 	*more = with != UINT32_MAX;
 	return PQ_OK;
@@ -354,8 +333,17 @@ static pq_status row_starts(asm_state *st, size_t nleaves, bool *more)
 pq_status pq_assemble_rows(const pq_schema *s, pq_leaf_cursor *cursors, uint64_t max_rows,
 			   pq_row_format fmt, pq_buf *out, uint64_t *rows_done, pq_error *err)
 {
+	return pq_assemble_rows_report(s, cursors, max_rows, fmt, out, rows_done, NULL, err);
+}
+
+pq_status pq_assemble_rows_report(const pq_schema *s, pq_leaf_cursor *cursors, uint64_t max_rows,
+				  pq_row_format fmt, pq_buf *out, uint64_t *rows_done,
+				  pq_variant_report *vrep, pq_error *err)
+{
 	*rows_done = 0;
-	asm_state st = {s, pq_schema_leaf(s, 0), cursors, err, PQ_BUF_INIT, PQ_BUF_INIT};
+	asm_state st = {.s = s, .leaves = pq_schema_leaf(s, 0), .cur = cursors, .err = err,
+			.key = PQ_BUF_INIT, .field = PQ_BUF_INIT, .vrep = vrep,
+			.vmeta_bytes = PQ_BUF_INIT};
 	const pq_node *root = pq_schema_root(s);
 	size_t nleaves = pq_schema_num_leaves(s);
 	pq_status rc = PQ_OK;
@@ -376,6 +364,7 @@ pq_status pq_assemble_rows(const pq_schema *s, pq_leaf_cursor *cursors, uint64_t
 	}
 	pq_buf_free(&st.key);
 	pq_buf_free(&st.field);
+	pq_buf_free(&st.vmeta_bytes);
 	return rc;
 }
 

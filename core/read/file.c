@@ -117,6 +117,7 @@ pq_status pq_file_open(pq_source *src, const char *name, const pq_keyring *keys,
 	f->size = pq_source_size(src);
 	f->name = strdup(name ? name : "");
 	pq_arena_init(&f->arena, 0);
+	f->page_budget = PQ_DEFAULT_PAGE_BUDGET;
 	pq_status st = f->name ? open_footer(f, keys, err)
 			       : pq_fail(err, PQ_ENOMEM, "no memory to open a file");
 	if (st != PQ_OK) {
@@ -136,6 +137,11 @@ pq_status pq_file_open_fd(int fd, const char *name, const pq_keyring *keys, pq_f
 	pq_status st = pq_file_open(src, name, keys, out, err);
 	pq_source_unref(src);
 	return st;
+}
+
+void pq_file_set_page_budget(pq_file *f, uint64_t bytes)
+{
+	f->page_budget = bytes;
 }
 
 void pq_file_free(pq_file *f)

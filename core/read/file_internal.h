@@ -10,10 +10,14 @@
 #include "pq_file.h"
 #include "format/pq_footer.h"
 #include "pq_schema.h"
+#include "pq_assemble.h"
 
 /* Bounds on what a file may make us allocate. */
 #define PQ_MAX_FOOTER_BYTES (512u << 20)
-#define PQ_MAX_PAGE_BYTES ((size_t)1 << 30)
+/* The format's own limit (page sizes are i32); what a page may really
+ * take is the file's page budget (pq_file_set_page_budget). */
+#define PQ_MAX_PAGE_BYTES ((size_t)INT32_MAX)
+#define PQ_DEFAULT_PAGE_BUDGET ((uint64_t)1 << 30)
 #define PQ_MAX_PAGE_HEADER_BYTES (64u << 20)
 #define PQ_MAX_PAGE_SLOTS (16u << 20)
 /* pq_file_open's one speculative read of the tail: large enough for the
@@ -59,6 +63,7 @@ struct pq_file {
 	pq_schema *schema;
 	uint32_t num_columns;
 	pq_file_crypto *crypto; /* NULL for a plaintext file */
+	uint64_t page_budget;   /* memory one page may take to decode */
 };
 
 /* ---- file_crypto.c: modular encryption on the read side ---- */
@@ -108,5 +113,10 @@ pq_status pq_chunk_offset_index_pages(const pq_file *f, uint32_t rg, uint32_t co
 				      int64_t *first_offset, pq_error *err);
 /* "row group 1, column a.b" for messages. */
 void pq_file_where(const pq_file *f, uint32_t rg, uint32_t col, char *buf, size_t len);
+
+/* Renders the rows of row group rg (dropping them) to count what is wrong
+ * with its VARIANT values into rep (rows.c; for verify.txt). */
+pq_status pq_rows_check_variants(const pq_file *f, uint32_t rg, pq_variant_report *rep,
+				 pq_error *err);
 
 #endif

@@ -86,6 +86,16 @@ static pq_status load_body(const pq_file *f, const pq_chunk_layout *l, const pq_
 	PQ_CHECK(ulen <= PQ_MAX_PAGE_BYTES, err, PQ_ELIMIT,
 		 "uncompressed size %zu exceeds the %zu-byte page limit", ulen,
 		 (size_t)PQ_MAX_PAGE_BYTES);
+	/* The stored body and the uncompressed bytes live at once (only the
+	 * body when it is stored uncompressed and not encrypted). */
+	uint64_t need = (uint64_t)page->body_len +
+			(m->codec != PQ_CODEC_UNCOMPRESSED || pq_file_chunk_crypto(f, l->rg, l->col)
+				 ? ulen : 0);
+	PQ_CHECK(need <= f->page_budget, err, PQ_ELIMIT,
+		 "the page needs %llu bytes of memory (%u stored, %zu uncompressed), more than "
+		 "the %llu bytes allowed (cache_size)",
+		 (unsigned long long)need, page->body_len, ulen,
+		 (unsigned long long)f->page_budget);
 	uint8_t *raw = pq_arena_alloc_uninit(arena, page->body_len ? page->body_len : 1);
 	PQ_CHECK(raw, err, PQ_ENOMEM, "no memory for %u bytes", page->body_len);
 	pq_status st = pq_file_pread(f, raw, page->body_len, page->body_offset, err);

@@ -79,15 +79,17 @@ pq_status pq_text_column_index(const pq_file *f, uint32_t rg, uint32_t col, pq_b
 	if (st == PQ_OK) {
 		uint32_t n = ci.null_pages.n;
 		if (ci.min_values.n != n || ci.max_values.n != n ||
-		    (ci.has_null_counts && ci.null_counts.n != n)) {
+		    (ci.has_null_counts && ci.null_counts.n != n) ||
+		    (ci.has_nan_counts && ci.nan_counts.n != n)) {
 			st = pq_fail(err, PQ_ECORRUPT,
 				     "column index: list lengths disagree (%u null_pages, %u min, %u max)",
 				     n, ci.min_values.n, ci.max_values.n);
 		} else {
 			const char *bo = pq_boundary_order_name(ci.boundary_order);
 			pq_buf_printf(out, "boundary_order: %s\n", bo ? bo : "?");
-			pq_buf_puts(out, ci.has_null_counts ? "page\tnull_page\tmin\tmax\tnull_count\n"
-							    : "page\tnull_page\tmin\tmax\n");
+			pq_buf_puts(out, ci.has_null_counts ? "page\tnull_page\tmin\tmax\tnull_count"
+							    : "page\tnull_page\tmin\tmax");
+			pq_buf_puts(out, ci.has_nan_counts ? "\tnan_count\n" : "\n");
 			for (uint32_t i = 0; i < n; i++) {
 				pq_buf_printf(out, "%" PRIu32 "\t%s\t", i, ci.null_pages.v[i] ? "true" : "false");
 				if (ci.null_pages.v[i])
@@ -99,6 +101,8 @@ pq_status pq_text_column_index(const pq_file *f, uint32_t rg, uint32_t col, pq_b
 				}
 				if (ci.has_null_counts)
 					pq_buf_printf(out, "\t%" PRId64, ci.null_counts.v[i]);
+				if (ci.has_nan_counts)
+					pq_buf_printf(out, "\t%" PRId64, ci.nan_counts.v[i]);
 				pq_buf_putc(out, '\n');
 			}
 		}

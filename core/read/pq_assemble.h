@@ -54,6 +54,22 @@ typedef struct pq_leaf_cursor {
 pq_status pq_assemble_rows(const pq_schema *s, pq_leaf_cursor *cursors, uint64_t max_rows,
 			   pq_row_format fmt, pq_buf *out, uint64_t *rows_done, pq_error *err);
 
+/* What assembly found wrong with VARIANT values (for verify.txt): values
+ * that could not be decoded or broke the shredding rules (rendered as hex),
+ * and values rendered despite a broken invariant (keys out of order, a
+ * shredded field also in `value`, invalid UTF-8, ...). The first of each
+ * with its column (a static message and the variant's dotted path). */
+typedef struct pq_variant_report {
+	uint64_t errors, notes;
+	const char *first_error, *first_note;
+	const pq_node *error_node, *note_node;
+} pq_variant_report;
+
+/* pq_assemble_rows, also counting variant findings into vrep (may be NULL). */
+pq_status pq_assemble_rows_report(const pq_schema *s, pq_leaf_cursor *cursors, uint64_t max_rows,
+				  pq_row_format fmt, pq_buf *out, uint64_t *rows_done,
+				  pq_variant_report *vrep, pq_error *err);
+
 /* Flat schemas (every top-level field a non-repeated primitive, in leaf
  * order) have a faster row renderer with the same output: column by
  * column, a batch of rows at a time. Same cursor contract as

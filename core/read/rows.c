@@ -23,6 +23,7 @@ struct pq_row_reader {
 	leaf_stream *streams;
 	pq_leaf_cursor *cursors;
 	pq_flat_rows *flat; /* the fast path for flat schemas, else NULL */
+	pq_variant_report *vrep; /* pq_rows_check_variants' findings, or NULL */
 	bool done;
 };
 
@@ -96,8 +97,8 @@ pq_status pq_row_reader_next(pq_row_reader *r, size_t chunk_hint, pq_buf *out, b
 				r->done = true;
 			continue;
 		}
-		PQ_TRY(pq_assemble_rows(pq_file_schema(r->f), r->cursors, 1024, r->fmt, out, &got,
-					err));
+		PQ_TRY(pq_assemble_rows_report(pq_file_schema(r->f), r->cursors, 1024, r->fmt, out,
+					       &got, r->vrep, err));
 		if (got < 1024)
 			r->done = true;
 		PQ_CHECK(!out->oom, err, PQ_ENOMEM, "no memory for rendered rows");
@@ -120,6 +121,24 @@ void pq_row_reader_free(pq_row_reader *r)
 	free(r->streams);
 	free(r->cursors);
 	free(r);
+}
+
+pq_status pq_rows_check_variants(const pq_file *f, uint32_t rg, pq_variant_report *rep,
+				 pq_error *err)
+{
+	pq_row_reader *r;
+	PQ_TRY(pq_row_reader_open(f, rg, PQ_ROWS_JSONL, &r, err));
+	r->vrep = rep;
+	pq_buf scratch = PQ_BUF_INIT; /* rows are rendered and dropped */
+	bool done = false;
+	pq_status st = PQ_OK;
+	while (st == PQ_OK && !done) {
+		scratch.len = 0;
+		st = pq_row_reader_next(r, 1u << 20, &scratch, &done, err);
+	}
+	pq_buf_free(&scratch);
+	pq_row_reader_free(r);
+	return st;
 }
 
 void pq_text_csv_header(const pq_file *f, pq_buf *out)

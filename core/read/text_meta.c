@@ -74,6 +74,8 @@ static void put_statistics(pq_buf *out, const char *indent, const pq_leaf *leaf,
 		pq_buf_printf(out, "%snull_count: %" PRId64 "\n", indent, s->null_count);
 	if (s->has_distinct_count)
 		pq_buf_printf(out, "%sdistinct_count: %" PRId64 "\n", indent, s->distinct_count);
+	if (s->has_nan_count)
+		pq_buf_printf(out, "%snan_count: %" PRId64 "\n", indent, s->nan_count);
 }
 
 static void put_i64_list(pq_buf *out, const pq_list_i64 *l)
@@ -117,11 +119,18 @@ void pq_text_file_metadata(const pq_file *f, pq_buf *out)
 	else
 		pq_buf_puts(out, "encryption_algorithm: none\n");
 	if (md->has_column_orders) {
-		uint32_t typed = 0;
-		for (uint32_t i = 0; i < md->column_orders.n; i++)
+		uint32_t typed = 0, ieee = 0, int96 = 0;
+		for (uint32_t i = 0; i < md->column_orders.n; i++) {
 			typed += md->column_orders.v[i].has_TYPE_ORDER;
-		pq_buf_printf(out, "column_orders: %" PRIu32 " TYPE_ORDER, %" PRIu32 " unknown\n",
-			      typed, md->column_orders.n - typed);
+			ieee += md->column_orders.v[i].has_IEEE_754_TOTAL_ORDER;
+			int96 += md->column_orders.v[i].has_INT96_TIMESTAMP_ORDER;
+		}
+		pq_buf_printf(out, "column_orders: %" PRIu32 " TYPE_ORDER", typed);
+		if (ieee)
+			pq_buf_printf(out, ", %" PRIu32 " IEEE_754_TOTAL_ORDER", ieee);
+		if (int96)
+			pq_buf_printf(out, ", %" PRIu32 " INT96_TIMESTAMP_ORDER", int96);
+		pq_buf_printf(out, ", %" PRIu32 " unknown\n", md->column_orders.n - typed - ieee - int96);
 	} else {
 		pq_buf_puts(out, "column_orders: none\n");
 	}
@@ -182,6 +191,70 @@ void pq_text_row_group_metadata(const pq_file *f, uint32_t r, pq_buf *out)
 	}
 }
 
+static void put_double(pq_buf *out, double d)
+{
+	char buf[PQ_FORMAT_BUF];
+	pq_buf_append(out, buf, pq_format_double(d, buf));
+}
+
+/* interface.md: the box as `xmin ymin xmax ymax` (then `zmin zmax`,
+ * `mmin mmax` when present). */
+static void put_geo_statistics(pq_buf *out, const pq_geospatial_statistics *g)
+{
+	pq_buf_puts(out, "geospatial_statistics:\n");
+	if (g->has_bbox) {
+		const pq_bounding_box *b = &g->bbox;
+		pq_buf_puts(out, "  bbox: ");
+		put_double(out, b->xmin);
+		const double more[] = {b->ymin, b->xmax, b->ymax, b->zmin, b->zmax, b->mmin, b->mmax};
+		size_t n = 3 + (b->has_zmin && b->has_zmax ? 2 : 0);
+		for (size_t i = 0; i < n; i++) {
+			pq_buf_putc(out, ' ');
+			put_double(out, more[i]);
+		}
+		if (b->has_mmin && b->has_mmax) {
+			pq_buf_putc(out, ' ');
+			put_double(out, b->mmin);
+			pq_buf_putc(out, ' ');
+			put_double(out, b->mmax);
+		}
+		pq_buf_putc(out, '\n');
+	}
+	if (g->has_geospatial_types) {
+		pq_buf_puts(out, "  geospatial_types:");
+		for (uint32_t i = 0; i < g->geospatial_types.n; i++)
+			pq_buf_printf(out, " %" PRId32, g->geospatial_types.v[i]);
+		pq_buf_putc(out, '\n');
+	}
+}
+
+/* GEOMETRY / GEOGRAPHY columns: the CRS and edge algorithm, with the
+ * defaults Geospatial.md gives when they are not stored. */
+static void put_geo_type(pq_buf *out, const pq_schema_element *e)
+{
+	if (!e->has_logicalType)
+		return;
+	const pq_logical_type *l = &e->logicalType;
+	if (!l->has_GEOMETRY && !l->has_GEOGRAPHY)
+		return;
+	bool has_crs = l->has_GEOMETRY ? l->GEOMETRY.has_crs : l->GEOGRAPHY.has_crs;
+	pq_bytes crs = l->has_GEOMETRY ? l->GEOMETRY.crs : l->GEOGRAPHY.crs;
+	pq_buf_puts(out, "crs: ");
+	if (has_crs)
+		put_bytes(out, crs);
+	else
+		pq_buf_puts(out, "OGC:CRS84 (default)");
+	pq_buf_puts(out, "\nedge_algorithm: ");
+	if (l->has_GEOMETRY) {
+		pq_buf_puts(out, "planar");
+	} else if (l->GEOGRAPHY.has_algorithm) {
+		put_enum(out, pq_edge_algorithm_name(l->GEOGRAPHY.algorithm), l->GEOGRAPHY.algorithm);
+	} else {
+		pq_buf_puts(out, "SPHERICAL (default)");
+	}
+	pq_buf_putc(out, '\n');
+}
+
 void pq_text_chunk_metadata(const pq_file *f, uint32_t rg, uint32_t col, pq_buf *out)
 {
 	const pq_column_chunk *cc = pq_file_chunk(f, rg, col);
@@ -193,6 +266,7 @@ void pq_text_chunk_metadata(const pq_file *f, uint32_t rg, uint32_t col, pq_buf 
 	pq_buf_printf(out, "column: %" PRIu32 "\n", col);
 	pq_buf_printf(out, "max_definition_level: %d\n", leaf->max_def);
 	pq_buf_printf(out, "max_repetition_level: %d\n", leaf->max_rep);
+	put_geo_type(out, &leaf->node->el);
 	pq_buf_printf(out, "file_offset: %" PRId64 "\n", cc->file_offset);
 	if (cc->has_file_path) {
 		pq_buf_puts(out, "file_path: ");
@@ -267,6 +341,8 @@ void pq_text_chunk_metadata(const pq_file *f, uint32_t rg, uint32_t col, pq_buf 
 			pq_buf_putc(out, '\n');
 		}
 	}
+	if (m->has_geospatial_statistics)
+		put_geo_statistics(out, &m->geospatial_statistics);
 	if (m->has_bloom_filter_offset)
 		pq_buf_printf(out, "bloom_filter_offset: %" PRId64 "\n", m->bloom_filter_offset);
 	if (m->has_bloom_filter_length)

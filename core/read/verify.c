@@ -22,6 +22,7 @@ typedef struct verifier {
 	const pq_file *f;
 	pq_buf *out;
 	uint64_t problems, pages, crcs;
+	pq_wkb_box box; /* GEOMETRY / GEOGRAPHY: the coordinates of the chunk */
 } verifier;
 
 static void problem(verifier *v, const char *fmt, ...) PQ_PRINTF(2, 3);
@@ -34,6 +35,29 @@ static void problem(verifier *v, const char *fmt, ...)
 	va_end(ap);
 	pq_buf_printf(v->out, "PROBLEM: %s\n", line);
 	v->problems++;
+}
+
+/* GEOMETRY / GEOGRAPHY: every value must be valid WKB (else it shows as
+ * hex). One finding per page: the count and the first reason. */
+static void check_wkb(verifier *v, const pq_page_data *pd, const char *where)
+{
+	if (pd->values.type != PQ_BYTE_ARRAY)
+		return;
+	pq_buf scratch = PQ_BUF_INIT;
+	uint64_t bad = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < pd->values.n; i++) {
+		const char *why = NULL;
+		scratch.len = 0;
+		if (!pq_render_wkt_box(pd->values.v.ba[i].p, pd->values.v.ba[i].n, &scratch, &why,
+				       &v->box) &&
+		    !bad++)
+			first = why;
+	}
+	pq_buf_free(&scratch);
+	if (bad)
+		problem(v, "%s: %" PRIu64 " values are not valid WKB (first: %s)", where, bad,
+			first ? first : "?");
 }
 
 /* Checks one decoded data page; returns rows started in it. */
@@ -65,8 +89,43 @@ static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info 
 	if (s && s->has_null_count && leaf->max_rep == 0 && (uint64_t)s->null_count != nn)
 		problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
 			s->null_count, nn);
+	if (leaf->render.kind == PQ_R_GEO)
+		check_wkb(v, pd, where);
 	*nulls += nn;
 	return rows;
+}
+
+/* The chunk's values lie inside its stored bounding box (Geospatial.md;
+ * a GEOGRAPHY box with xmin > xmax crosses the antimeridian: its x range
+ * wraps, and only y, z and m are checked). */
+static void check_bbox(verifier *v, const pq_leaf *leaf, const pq_column_meta_data *m,
+		       const pq_wkb_box *box, const char *where)
+{
+	if (leaf->render.kind != PQ_R_GEO || !m->has_geospatial_statistics ||
+	    !m->geospatial_statistics.has_bbox)
+		return;
+	const pq_bounding_box *b = &m->geospatial_statistics.bbox;
+	const struct {
+		bool check;
+		double lo, hi;
+		const char *name;
+	} ax[4] = {{b->xmin <= b->xmax, b->xmin, b->xmax, "x"},
+		   {true, b->ymin, b->ymax, "y"},
+		   {b->has_zmin && b->has_zmax, b->zmin, b->zmax, "z"},
+		   {b->has_mmin && b->has_mmax, b->mmin, b->mmax, "m"}};
+	for (int a = 0; a < 4; a++) {
+		if (!ax[a].check || !box->has[a])
+			continue;
+		if (box->min[a] < ax[a].lo || box->max[a] > ax[a].hi) {
+			char lo[PQ_FORMAT_BUF], hi[PQ_FORMAT_BUF], vlo[PQ_FORMAT_BUF], vhi[PQ_FORMAT_BUF];
+			pq_format_double(ax[a].lo, lo);
+			pq_format_double(ax[a].hi, hi);
+			pq_format_double(box->min[a], vlo);
+			pq_format_double(box->max[a], vhi);
+			problem(v, "%s: values span %s %s to %s, outside the bounding box's %s to %s",
+				where, ax[a].name, vlo, vhi, lo, hi);
+		}
+	}
 }
 
 /* The metadata checks of a chunk whose pages were walked: what the row
@@ -82,10 +141,15 @@ static void check_chunk_meta(verifier *v, uint32_t rg, uint32_t col, const pq_ve
 	if ((uint64_t)m->num_values != res->slots)
 		problem(v, "%s: metadata says %" PRId64 " values, pages hold %" PRIu64, where,
 			m->num_values, res->slots);
-	if (m->has_statistics && m->statistics.has_null_count &&
+	/* A repeated column's null_count is not defined by the spec
+	 * (writers count empty lists and null elements differently):
+	 * checked only where every slot is one value of one row. */
+	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
+	if (m->has_statistics && m->statistics.has_null_count && leaf->max_rep == 0 &&
 	    (uint64_t)m->statistics.null_count != res->nulls)
 		problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
 			m->statistics.null_count, res->nulls);
+	check_bbox(v, leaf, m, &res->box, where);
 }
 
 /* Walks the pages of a chunk: CRC, decode, per-page checks; fn sees each
@@ -106,6 +170,7 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 	const pq_chunk_layout *l = given;
 	res->ok = false;
 	res->walked = true;
+	memset(&v->box, 0, sizeof v->box);
 	if (!l && pq_chunk_layout_load(f, rg, col, &own, &err) != PQ_OK) {
 		problem(v, "%s", err.msg);
 		return;
@@ -155,6 +220,7 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 	res->rows = rows;
 	res->nulls = nulls;
 	res->slots = l->num_slots;
+	res->box = v->box;
 	res->ok = ok;
 	pq_page_data_unref(dict);
 	pq_chunk_layout_free(own);
@@ -164,7 +230,7 @@ static void run_chunk(const pq_file *f, uint32_t rg, uint32_t col, const pq_chun
 		      pq_verify_page_fn fn, void *ctx, pq_verify_chunk *out)
 {
 	memset(out, 0, sizeof *out);
-	verifier v = {f, &out->text, 0, 0, 0};
+	verifier v = {.f = f, .out = &out->text};
 	check_chunk(&v, rg, col, l, fn, ctx, out);
 	out->walk_len = out->text.len;
 	out->walk_problems = v.problems;
@@ -189,7 +255,8 @@ void pq_verify_chunk_reuse(const pq_file *f, uint32_t rg, uint32_t col,
 	out->rows = from->rows;
 	out->nulls = from->nulls;
 	out->slots = from->slots;
-	verifier v = {f, &out->text, 0, from->pages, from->crcs};
+	out->box = from->box;
+	verifier v = {.f = f, .out = &out->text, .pages = from->pages, .crcs = from->crcs};
 	pq_buf_append(&out->text, from->text.p, from->walk_len);
 	v.problems = from->walk_problems;
 	out->walk_len = out->text.len;
@@ -205,9 +272,45 @@ void pq_verify_chunk_free(pq_verify_chunk *c)
 	pq_buf_free(&c->text);
 }
 
+/* VARIANT columns: values that cannot be decoded or break the spec's
+ * rules (rendered as hex) and invariants broken (keys out of order or
+ * repeated, a shredded field also in value, ...), found by rendering the
+ * rows of each row group. */
+static void check_variants(verifier *v)
+{
+	const pq_schema *s = v->f->schema;
+	bool any = false;
+	for (size_t i = 0; i < pq_schema_num_leaves(s) && !any; i++)
+		for (const pq_node *n = pq_schema_leaf(s, i)->node; n && !any; n = n->parent)
+			any = n->value_kind == PQ_AK_VARIANT;
+	for (uint32_t r = 0; any && r < v->f->md.row_groups.n; r++) {
+		pq_variant_report rep = {0};
+		pq_error err;
+		pq_error_clear(&err);
+		if (pq_rows_check_variants(v->f, r, &rep, &err) != PQ_OK) {
+			problem(v, "row group %" PRIu32 ": rows: %s", r, err.msg);
+			continue;
+		}
+		if (rep.errors) {
+			const pq_leaf *lf = pq_schema_leaf(s, (size_t)rep.error_node->v_metadata->leaf);
+			problem(v, "row group %" PRIu32 ", column %.*s: %" PRIu64
+				   " variant values cannot be decoded (first: %s)", r,
+				(int)(lf->path_len - strlen(".metadata")), lf->path, rep.errors,
+				rep.first_error);
+		}
+		if (rep.notes) {
+			const pq_leaf *lf = pq_schema_leaf(s, (size_t)rep.note_node->v_metadata->leaf);
+			problem(v, "row group %" PRIu32 ", column %.*s: %" PRIu64
+				   " variant values break a rule of the spec (first: %s)", r,
+				(int)(lf->path_len - strlen(".metadata")), lf->path, rep.notes,
+				rep.first_note);
+		}
+	}
+}
+
 void pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf *out)
 {
-	verifier v = {f, out, 0, 0, 0};
+	verifier v = {.f = f, .out = out};
 	const pq_file_meta_data *md = &f->md;
 	pq_buf_printf(out, "magic and footer: ok (%zu bytes)\n", f->footer_len);
 	int64_t total = 0;
@@ -228,6 +331,7 @@ void pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf 
 			}
 		}
 	}
+	check_variants(&v);
 	if (total != md->num_rows)
 		problem(&v, "footer num_rows %" PRId64 " but the row groups hold %" PRId64, md->num_rows, total);
 	pq_buf_printf(out, "checked %" PRIu32 " row groups, %" PRIu32 " columns, %" PRIu64

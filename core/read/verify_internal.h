@@ -10,6 +10,7 @@
 #endif
 
 #include "pq_file.h"
+#include "pq_render.h"
 
 /* What the checks of one chunk found. The page walk's part (text up to
  * the metadata checks, pages, crcs, rows, nulls, slots, ok) depends only
@@ -22,6 +23,7 @@ typedef struct pq_verify_chunk {
 	uint64_t rows;     /* rows the pages start */
 	uint64_t nulls;    /* null slots */
 	uint64_t slots;    /* the layout's slot count */
+	pq_wkb_box box;    /* GEOMETRY / GEOGRAPHY: the coordinates the pages hold */
 	bool ok;           /* the layout loaded and every page decoded */
 	bool walked;       /* the page walk ran (it is what a shared chunk reuses) */
 	size_t walk_len;   /* text length and problems after the page walk */

@@ -154,7 +154,7 @@ static bool from_logical(const pq_logical_type *l, pq_render_type *t)
 		return true;
 	}
 	if (l->has_GEOMETRY || l->has_GEOGRAPHY) {
-		t->kind = PQ_R_HEX;
+		t->kind = PQ_R_GEO;
 		return is_bytes(ph);
 	}
 	return false; /* MAP, LIST, VARIANT on a leaf, or an unknown member */
@@ -246,7 +246,7 @@ const char *pq_render_kind_name(pq_render_kind kind)
 	case PQ_R_JSON_TEXT: return "json";
 	case PQ_R_UUID: return "uuid";
 	case PQ_R_INTERVAL: return "interval";
-	case PQ_R_HEX: return "hex";
+	case PQ_R_GEO: return "geo";
 	case PQ_R_BINARY: return "bytes";
 	case PQ_R_NULL: return "null";
 	}
@@ -339,6 +339,30 @@ static void render_physical(const pq_values *v, size_t i, pq_render_mode mode, p
 		pq_render_binary(p, n, mode, out);
 }
 
+/* WKT in mode: quoted in JSON, and in CSV when it holds a comma (it holds
+ * nothing else to escape); invalid WKB by the hex rule. */
+static void render_geo(const uint8_t *p, size_t n, pq_render_mode mode, pq_buf *out)
+{
+	size_t mark = out->len;
+	bool quote = mode == PQ_MODE_JSON || mode == PQ_MODE_CSV;
+	if (quote)
+		pq_buf_putc(out, '"');
+	if (!pq_render_wkt(p, n, out, NULL)) {
+		out->len = mark;
+		pq_render_hex(p, n, mode, out);
+		return;
+	}
+	if (out->oom)
+		return;
+	if (mode == PQ_MODE_CSV && !memchr(out->p + mark + 1, ',', out->len - mark - 1)) {
+		memmove(out->p + mark, out->p + mark + 1, out->len - mark - 1);
+		out->len--;
+		return;
+	}
+	if (quote)
+		pq_buf_putc(out, '"');
+}
+
 void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 		     pq_render_mode mode, pq_buf *out)
 {
@@ -419,10 +443,10 @@ void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 			break;
 		put_atom(out, buf, pq_format_interval(v->v.fixed + 12 * i, buf), true, mode);
 		return;
-	case PQ_R_HEX:
+	case PQ_R_GEO:
 		if (v->type == PQ_INT96 || !get_bytes(v, i, &p, &n))
 			break;
-		pq_render_hex(p, n, mode, out);
+		render_geo(p, n, mode, out);
 		return;
 	case PQ_R_NULL:
 		switch (mode) {

@@ -144,7 +144,8 @@ size_t pq_format_time(int64_t v, int32_t unit, bool utc, char *buf)
 	if (!digits)
 		return pq_format_i64(v, buf);
 	int64_t per_sec = pow10_i64[digits];
-	if (v < 0 || v / per_sec >= 86400)
+	/* 24:00:00 itself is in range (interface.md: 0-24 h inclusive). */
+	if (v < 0 || v / per_sec > 86400 || (v / per_sec == 86400 && v % per_sec))
 		return pq_format_i64(v, buf);
 	char *o = put_hms(buf, v / per_sec);
 	o = put_fraction(o, v % per_sec, digits);

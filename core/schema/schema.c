@@ -255,6 +255,82 @@ static void classify(pq_schema *s)
 	}
 }
 
+/* ---- VARIANT ------------------------------------------------------------ */
+
+static bool is_binary_leaf(const pq_node *n)
+{
+	return n && n->leaf >= 0 && n->el.type == PQ_BYTE_ARRAY && n->repetition != PQ_REPEATED;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const pq_node *x = *(pq_node *const *)a, *y = *(pq_node *const *)b;
+	int c = memcmp(x->name.p, y->name.p, x->name.n < y->name.n ? x->name.n : y->name.n);
+	return c ? c : (x->name.n > y->name.n) - (x->name.n < y->name.n);
+}
+
+/* Fills the v_ fields of group g (the variant when top) and of the
+ * shredded groups below it; false when the shape is not a variant's. */
+static bool shred_shape(pq_schema *s, pq_node *g, bool top)
+{
+	if (g->leaf >= 0 || g->repetition == PQ_REPEATED)
+		return false;
+	for (uint32_t i = 0; i < g->nchildren; i++) {
+		pq_node *c = g->children[i];
+		if (top && name_is(&c->name, "metadata") && !g->v_metadata)
+			g->v_metadata = c;
+		else if (name_is(&c->name, "value") && !g->v_value)
+			g->v_value = c;
+		else if (name_is(&c->name, "typed_value") && !g->v_typed)
+			g->v_typed = c;
+		else
+			return false;
+	}
+	if (top && !is_binary_leaf(g->v_metadata))
+		return false;
+	if (g->v_value && !is_binary_leaf(g->v_value))
+		return false;
+	if (!g->v_value && !g->v_typed)
+		return false;
+	pq_node *t = g->v_typed;
+	if (!t || t->leaf >= 0)
+		return !t || t->repetition != PQ_REPEATED;
+	if (t->repetition == PQ_REPEATED)
+		return false;
+	if (t->value_kind == PQ_AK_LIST)
+		return t->element != t->list_rep && shred_shape(s, t->element, false);
+	if (t->value_kind != PQ_AK_STRUCT || t->nchildren == 0)
+		return false;
+	t->v_fields = pq_arena_calloc(&s->arena, t->nchildren, sizeof *t->v_fields);
+	if (!t->v_fields)
+		return false;
+	t->nv_fields = t->nchildren;
+	for (uint32_t i = 0; i < t->nchildren; i++) {
+		if (!shred_shape(s, t->children[i], false))
+			return false;
+		t->v_fields[i] = t->children[i];
+	}
+	qsort(t->v_fields, t->nv_fields, sizeof *t->v_fields, name_cmp);
+	return true;
+}
+
+static void classify_variants(pq_schema *s)
+{
+	for (uint32_t i = 0; i < s->nnodes; i++) {
+		pq_node *n = &s->nodes[i];
+		const pq_schema_element *e = &n->el;
+		if (n->leaf >= 0 || !n->parent || !e->has_logicalType || !e->logicalType.has_VARIANT)
+			continue;
+		if (shred_shape(s, n, true)) {
+			n->value_kind = PQ_AK_VARIANT;
+			if (n->kind != PQ_AK_REPEATED)
+				n->kind = PQ_AK_VARIANT;
+		} else {
+			n->v_metadata = n->v_value = n->v_typed = NULL;
+		}
+	}
+}
+
 static pq_status make_json_keys(pq_schema *s, pq_error *err)
 {
 	pq_buf b = PQ_BUF_INIT;
@@ -301,6 +377,7 @@ pq_status pq_schema_build_list(const pq_schema_element *els, uint32_t n, pq_sche
 			     "schema has %u elements but the root's tree holds only %u", n, b.next);
 	if (st == PQ_OK) {
 		classify(s);
+		classify_variants(s);
 		st = make_json_keys(s, err);
 	}
 	if (st != PQ_OK) {
