@@ -63,7 +63,7 @@ static ord_kind order_of(const pq_leaf *leaf)
 			return ORD_DECIMAL;
 		if (k == PQ_R_FLOAT16)
 			return ORD_HALF;
-		if (k == PQ_R_INTERVAL || k == PQ_R_HEX || k == PQ_R_NULL)
+		if (k == PQ_R_INTERVAL || k == PQ_R_GEO || k == PQ_R_NULL)
 			return ORD_NONE;
 		return ORD_BYTES;
 	default: /* INT96: only INT96_TIMESTAMP_ORDER defines one, not decoded here */

@@ -208,7 +208,9 @@ static void add_time(pq_render_sizes *s, int64_t x, const pq_render_type *t)
 {
 	int d = unit_digits(t->unit);
 	int64_t per_sec = d ? pow10_i64[d] : 1;
-	if (!d || x < 0 || x / per_sec >= 86400) { /* out of range: the plain integer */
+	/* out of range: the plain integer; 24:00:00 itself is in range
+	 * (render_time.c, interface.md: 0-24 h inclusive) */
+	if (!d || x < 0 || x / per_sec > 86400 || (x / per_sec == 86400 && x % per_sec)) {
 		add_atom(s, i64_len(x), false);
 		return;
 	}
@@ -308,10 +310,10 @@ static void measure_one(const pq_render_type *t, const pq_values *v, size_t i, p
 			break;
 		rendered(t, v, i, scratch, s);
 		return;
-	case PQ_R_HEX:
+	case PQ_R_GEO: /* WKT, or hex for bytes that are not WKB */
 		if (v->type == PQ_INT96 || !get_bytes(v, i, &p, &n))
 			break;
-		add_hex(s, n);
+		rendered(t, v, i, scratch, s);
 		return;
 	case PQ_R_NULL:
 		add3(s, 2, 0, 4); /* `\N`, the empty field, `null` */
