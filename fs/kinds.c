@@ -272,7 +272,10 @@ static int r_page_data(const pfs_kctx *c, pq_buf *out) { return with_page(c, out
 
 /* A data page's levels.txt size from its header alone (ls -l of every
  * page would otherwise decode every page). */
-static bool levels_size(const pfs_kctx *c, uint64_t *size)
+typedef bool (*header_size_fn)(const pfs_kctx *c, const pq_page_info *pi, uint64_t *size);
+
+/* A size from the page's header in the chunk layout (held, or loaded). */
+static bool from_header(const pfs_kctx *c, header_size_fn fn, uint64_t *size)
 {
 	if (!c->pf->f)
 		return false;
@@ -281,32 +284,38 @@ static bool levels_size(const pfs_kctx *c, uint64_t *size)
 	if (!lo && pfs_layout_get(c->fs, c->pf, c->k->rg, c->k->col, &lo, &err) != 0)
 		return false;
 	const pq_page_info *pi = pfs_layout_page(pfs_cobj_obj(lo), c->k->page);
-	bool ok = pi &&
-		  (pi->header.type == PQ_PAGE_DATA || pi->header.type == PQ_PAGE_DATA_V2) &&
-		  pq_page_levels_size(c->pf->f, c->k->col, pi, size);
+	bool ok = pi && fn(c, pi, size);
 	if (!c->layout)
 		pfs_cache_release(c->fs->cache, lo);
 	return ok;
 }
 
+static bool levels_from_header(const pfs_kctx *c, const pq_page_info *pi, uint64_t *size)
+{
+	return (pi->header.type == PQ_PAGE_DATA || pi->header.type == PQ_PAGE_DATA_V2) &&
+	       pq_page_levels_size(c->pf->f, c->k->col, pi, size);
+}
+
+static bool levels_size(const pfs_kctx *c, uint64_t *size)
+{
+	return from_header(c, levels_from_header, size);
+}
+
 /* data.bin's size is the header's uncompressed_page_size: core's body is
  * exactly that many bytes or fails (and then so does the open), so ls -l
  * of every page decompresses nothing. */
+static bool body_from_header(const pfs_kctx *c, const pq_page_info *pi, uint64_t *size)
+{
+	(void)c;
+	if (pi->header.uncompressed_page_size < 0)
+		return false;
+	*size = (uint64_t)pi->header.uncompressed_page_size;
+	return true;
+}
+
 static bool body_size(const pfs_kctx *c, uint64_t *size)
 {
-	if (!c->pf->f)
-		return false;
-	pfs_cobj *lo = c->layout;
-	pq_error err;
-	if (!lo && pfs_layout_get(c->fs, c->pf, c->k->rg, c->k->col, &lo, &err) != 0)
-		return false;
-	const pq_page_info *pi = pfs_layout_page(pfs_cobj_obj(lo), c->k->page);
-	bool ok = pi && pi->header.uncompressed_page_size >= 0;
-	if (ok)
-		*size = (uint64_t)pi->header.uncompressed_page_size;
-	if (!c->layout)
-		pfs_cache_release(c->fs->cache, lo);
-	return ok;
+	return from_header(c, body_from_header, size);
 }
 
 /* From the size pass when it ran, else from the page header. */

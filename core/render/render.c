@@ -289,21 +289,6 @@ static bool get_int(const pq_values *v, size_t i, int64_t *x)
 	return true;
 }
 
-/* Bytes of value i of a BYTE_ARRAY / FLBA / INT96 batch. */
-static bool get_bytes(const pq_values *v, size_t i, const uint8_t **p, size_t *n)
-{
-	if (v->type == PQ_BYTE_ARRAY) {
-		*p = v->v.ba[i].p;
-		*n = v->v.ba[i].n;
-		return true;
-	}
-	if ((v->type == PQ_FIXED_LEN_BYTE_ARRAY || v->type == PQ_INT96) && v->type_length >= 0) {
-		*n = (size_t)v->type_length;
-		*p = *n ? v->v.fixed + i * *n : v->v.fixed;
-		return true;
-	}
-	return false;
-}
 
 static void render_physical(const pq_values *v, size_t i, pq_render_mode mode, pq_buf *out)
 {
@@ -335,7 +320,7 @@ static void render_physical(const pq_values *v, size_t i, pq_render_mode mode, p
 	default:
 		break;
 	}
-	if (get_bytes(v, i, &p, &n))
+	if (pq_value_bytes(v, i, &p, &n))
 		pq_render_binary(p, n, mode, out);
 }
 
@@ -403,7 +388,7 @@ void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 			pq_render_decimal_i64(x, t->scale, out);
 			return;
 		}
-		if (v->type != PQ_INT96 && get_bytes(v, i, &p, &n) &&
+		if (v->type != PQ_INT96 && pq_value_bytes(v, i, &p, &n) &&
 		    pq_render_decimal_be(p, n, t->scale, out))
 			return;
 		break;
@@ -429,7 +414,7 @@ void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 		break; /* the physical rendering */
 	case PQ_R_STRING:
 	case PQ_R_JSON_TEXT:
-		if (v->type == PQ_INT96 || !get_bytes(v, i, &p, &n))
+		if (v->type == PQ_INT96 || !pq_value_bytes(v, i, &p, &n))
 			break;
 		pq_render_text(p, n, mode, out);
 		return;
@@ -444,7 +429,7 @@ void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 		put_atom(out, buf, pq_format_interval(v->v.fixed + 12 * i, buf), true, mode);
 		return;
 	case PQ_R_GEO:
-		if (v->type == PQ_INT96 || !get_bytes(v, i, &p, &n))
+		if (v->type == PQ_INT96 || !pq_value_bytes(v, i, &p, &n))
 			break;
 		render_geo(p, n, mode, out);
 		return;

@@ -45,20 +45,6 @@ static void add_float_text(pq_render_sizes *s, const char *b, size_t n)
 	add_atom(s, n, b[0] == 'N' || b[0] == 'I' || b[1] == 'I');
 }
 
-static bool get_bytes(const pq_values *v, size_t i, const uint8_t **p, size_t *n)
-{
-	if (v->type == PQ_BYTE_ARRAY) {
-		*p = v->v.ba[i].p;
-		*n = v->v.ba[i].n;
-		return true;
-	}
-	if ((v->type == PQ_FIXED_LEN_BYTE_ARRAY || v->type == PQ_INT96) && v->type_length >= 0) {
-		*n = (size_t)v->type_length;
-		*p = *n ? v->v.fixed + i * *n : v->v.fixed;
-		return true;
-	}
-	return false;
-}
 
 static bool get_int(const pq_values *v, size_t i, int64_t *x)
 {
@@ -126,7 +112,7 @@ static void physical(const pq_values *v, size_t i, pq_render_sizes *s)
 	default:
 		break;
 	}
-	if (get_bytes(v, i, &p, &n))
+	if (pq_value_bytes(v, i, &p, &n))
 		add_binary(s, p, n);
 	else
 		add3(s, 0, 0, 0);
@@ -271,7 +257,7 @@ static void measure_one(const pq_render_type *t, const pq_values *v, size_t i, p
 			add_atom(s, decimal_len(x, t->scale), false);
 			return;
 		}
-		if (v->type != PQ_INT96 && get_bytes(v, i, &p, &n)) {
+		if (v->type != PQ_INT96 && pq_value_bytes(v, i, &p, &n)) {
 			scratch->len = 0;
 			if (pq_render_decimal_be(p, n, t->scale, scratch)) {
 				add_atom(s, scratch->len, false);
@@ -296,7 +282,7 @@ static void measure_one(const pq_render_type *t, const pq_values *v, size_t i, p
 		return;
 	case PQ_R_STRING:
 	case PQ_R_JSON_TEXT:
-		if (v->type == PQ_INT96 || !get_bytes(v, i, &p, &n))
+		if (v->type == PQ_INT96 || !pq_value_bytes(v, i, &p, &n))
 			break;
 		add_text(s, p, n);
 		return;
@@ -311,7 +297,7 @@ static void measure_one(const pq_render_type *t, const pq_values *v, size_t i, p
 		rendered(t, v, i, scratch, s);
 		return;
 	case PQ_R_GEO: /* WKT, or hex for bytes that are not WKB */
-		if (v->type == PQ_INT96 || !get_bytes(v, i, &p, &n))
+		if (v->type == PQ_INT96 || !pq_value_bytes(v, i, &p, &n))
 			break;
 		rendered(t, v, i, scratch, s);
 		return;
