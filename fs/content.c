@@ -135,6 +135,14 @@ static bool error_known(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint
 	uint64_t sz = atomic_load(&n->size);
 	if (sz != PFS_SIZE_UNKNOWN)
 		return sz > 0;
+	/* Sound by the size pass: nothing to decode. A chunk's error.txt also
+	 * says when its byte range lies outside the file (metadata only). */
+	uint64_t off, len;
+	if (pfs_pass_chunk_sound(fs, pf, rg, col) &&
+	    (kind == PFS_K_PAGE_ERROR || pq_chunk_range(pf->f, rg, col, &off, &len, NULL) == PQ_OK)) {
+		atomic_store(&n->size, 0);
+		return false;
+	}
 	/* the kind's renderer is its check: it appends what is wrong */
 	pq_buf b = PQ_BUF_INIT;
 	pfs_kctx c = {fs, pf, NULL, &k, NULL};

@@ -441,6 +441,12 @@ void pfs_pf_sizes_fini(pfs_pf *pf);
  * concurrent callers wait for. Without run: -EAGAIN when only a pass
  * could tell (nothing waits). */
 int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out);
+/* Whether the sizes at hand (no pass is run for it) say every page of
+ * chunk (rg, col) decoded: then its error.txt and its pages' are known
+ * absent without decoding anything (ls -lR after a remount). false when
+ * they are not at hand or say otherwise (a pass short of memory is no
+ * verdict): the caller checks by decoding. */
+bool pfs_pass_chunk_sound(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col);
 /* The st_size of an aggregate, a chunk's values/levels or a data page's
  * values/levels by the sizes (failed segments count PFS_FAILED_BYTES);
  * false when they cannot tell (then it is found by rendering). */

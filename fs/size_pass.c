@@ -252,6 +252,17 @@ bool pfs_sizes_entry(const pq_file_sizes *s, const pfs_key *k, uint64_t *size)
 	return true;
 }
 
+bool pfs_pass_chunk_sound(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col)
+{
+	pfs_cobj *so;
+	if (!pf->f || pfs_sizes_get(fs, pf, false, &so))
+		return false;
+	const pq_chunk_sizes *cs = pfs_sizes_chunk(pfs_cobj_obj(so), rg, col);
+	bool sound = cs && cs->status == PQ_OK;
+	pfs_cache_release(fs->cache, so);
+	return sound;
+}
+
 bool pfs_pass_page_size(const pfs_kctx *c, uint64_t *size)
 {
 	if (!c->pf->f || c->k->page == PFS_DICT)
