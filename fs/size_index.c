@@ -223,7 +223,7 @@ int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_siz
 		rc = -errno;
 		goto out;
 	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		rc = -errno;
 		goto out;
@@ -248,7 +248,7 @@ out:
 
 static int read_file(const char *path, uint8_t **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT : -EINVAL;
 	struct stat st;

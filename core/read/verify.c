@@ -226,45 +226,37 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 	pq_chunk_layout_free(own);
 }
 
-static void run_chunk(const pq_file *f, uint32_t rg, uint32_t col, const pq_chunk_layout *l,
-		      pq_verify_page_fn fn, void *ctx, pq_verify_chunk *out)
+/* After the page walk: the metadata checks of the chunk's own row group,
+ * and the totals. */
+static void finish_chunk(verifier *v, uint32_t rg, uint32_t col, pq_verify_chunk *out)
 {
-	memset(out, 0, sizeof *out);
-	verifier v = {.f = f, .out = &out->text};
-	check_chunk(&v, rg, col, l, fn, ctx, out);
 	out->walk_len = out->text.len;
-	out->walk_problems = v.problems;
-	check_chunk_meta(&v, rg, col, out);
-	out->problems = v.problems;
-	out->pages = v.pages;
-	out->crcs = v.crcs;
+	out->walk_problems = v->problems;
+	check_chunk_meta(v, rg, col, out);
+	out->problems = v->problems;
+	out->pages = v->pages;
+	out->crcs = v->crcs;
 }
 
 void pq_verify_chunk_run(const pq_file *f, uint32_t rg, uint32_t col, const pq_chunk_layout *l,
 			 pq_verify_page_fn fn, void *ctx, pq_verify_chunk *out)
 {
-	run_chunk(f, rg, col, l, fn, ctx, out);
+	memset(out, 0, sizeof *out);
+	verifier v = {.f = f, .out = &out->text};
+	check_chunk(&v, rg, col, l, fn, ctx, out);
+	finish_chunk(&v, rg, col, out);
 }
 
 void pq_verify_chunk_reuse(const pq_file *f, uint32_t rg, uint32_t col,
 			   const pq_verify_chunk *from, pq_verify_chunk *out)
 {
-	memset(out, 0, sizeof *out);
-	out->walked = from->walked;
-	out->ok = from->ok;
-	out->rows = from->rows;
-	out->nulls = from->nulls;
-	out->slots = from->slots;
-	out->box = from->box;
-	verifier v = {.f = f, .out = &out->text, .pages = from->pages, .crcs = from->crcs};
+	/* the walk's results (they follow from the bytes), a text of our own */
+	*out = *from;
+	out->text = (pq_buf)PQ_BUF_INIT;
 	pq_buf_append(&out->text, from->text.p, from->walk_len);
-	v.problems = from->walk_problems;
-	out->walk_len = out->text.len;
-	out->walk_problems = v.problems;
-	check_chunk_meta(&v, rg, col, out);
-	out->problems = v.problems;
-	out->pages = v.pages;
-	out->crcs = v.crcs;
+	verifier v = {.f = f, .out = &out->text, .problems = from->walk_problems,
+		      .pages = from->pages, .crcs = from->crcs};
+	finish_chunk(&v, rg, col, out);
 }
 
 void pq_verify_chunk_free(pq_verify_chunk *c)
@@ -352,7 +344,7 @@ void pq_text_verify(const pq_file *f, pq_buf *out)
 	}
 	for (uint32_t r = 0; r < f->md.row_groups.n; r++)
 		for (uint32_t c = 0; c < f->num_columns; c++)
-			run_chunk(f, r, c, NULL, NULL, NULL, &chunks[(size_t)r * f->num_columns + c]);
+			pq_verify_chunk_run(f, r, c, NULL, NULL, NULL, &chunks[(size_t)r * f->num_columns + c]);
 	pq_verify_assemble(f, chunks, out);
 	for (size_t i = 0; i < n; i++)
 		pq_verify_chunk_free(&chunks[i]);

@@ -278,16 +278,6 @@ static void put_float(pq_buf *out, const char *s, size_t n, pq_render_mode mode)
 	put_atom(out, s, n, s[0] == 'N' || s[0] == 'I' || s[1] == 'I', mode);
 }
 
-static bool get_int(const pq_values *v, size_t i, int64_t *x)
-{
-	if (v->type == PQ_INT32)
-		*x = v->v.i32[i];
-	else if (v->type == PQ_INT64)
-		*x = v->v.i64[i];
-	else
-		return false;
-	return true;
-}
 
 
 static void render_physical(const pq_values *v, size_t i, pq_render_mode mode, pq_buf *out)
@@ -364,7 +354,7 @@ void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 	case PQ_R_BINARY:
 		break; /* by physical type */
 	case PQ_R_INT:
-		if (!get_int(v, i, &x))
+		if (!pq_value_int(v, i, &x))
 			break;
 		pq_buf_append(out, buf, pq_format_i64(x, buf));
 		return;
@@ -384,7 +374,7 @@ void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 		put_float(out, buf, pq_format_float16((uint16_t)(p[0] | p[1] << 8), buf), mode);
 		return;
 	case PQ_R_DECIMAL:
-		if (get_int(v, i, &x)) {
+		if (pq_value_int(v, i, &x)) {
 			pq_render_decimal_i64(x, t->scale, out);
 			return;
 		}
@@ -393,19 +383,19 @@ void pq_render_value(const pq_render_type *t, const pq_values *v, size_t i,
 			return;
 		break;
 	case PQ_R_DATE:
-		if (!get_int(v, i, &x))
+		if (!pq_value_int(v, i, &x))
 			break;
 		put_atom(out, buf, pq_format_date(x, buf), true, mode);
 		return;
 	case PQ_R_TIME:
-		if (!get_int(v, i, &x))
+		if (!pq_value_int(v, i, &x))
 			break;
 		n = pq_format_time(x, t->unit, t->utc, buf);
 		/* Out of range, the plain integer: a JSON number then. */
 		put_atom(out, buf, n, n > 2 && buf[2] == ':', mode);
 		return;
 	case PQ_R_TIMESTAMP:
-		if (!get_int(v, i, &x))
+		if (!pq_value_int(v, i, &x))
 			break;
 		n = pq_format_timestamp(x, t->unit, t->utc, buf);
 		put_atom(out, buf, n, t->unit >= PQ_MILLIS && t->unit <= PQ_NANOS, mode);

@@ -51,4 +51,16 @@ static inline bool pq_value_bytes(const pq_values *v, size_t i, const uint8_t **
 	return false;
 }
 
+/* Value i of an INT32 / INT64 batch (false for the other types). */
+static inline bool pq_value_int(const pq_values *v, size_t i, int64_t *x)
+{
+	if (v->type == PQ_INT32)
+		*x = v->v.i32[i];
+	else if (v->type == PQ_INT64)
+		*x = v->v.i64[i];
+	else
+		return false;
+	return true;
+}
+
 #endif

@@ -46,16 +46,6 @@ static void add_float_text(pq_render_sizes *s, const char *b, size_t n)
 }
 
 
-static bool get_int(const pq_values *v, size_t i, int64_t *x)
-{
-	if (v->type == PQ_INT32)
-		*x = v->v.i32[i];
-	else if (v->type == PQ_INT64)
-		*x = v->v.i64[i];
-	else
-		return false;
-	return true;
-}
 
 /* `0x` + two hex digits a byte, quoted in JSON. */
 static void add_hex(pq_render_sizes *s, size_t n)
@@ -233,7 +223,7 @@ static void measure_one(const pq_render_type *t, const pq_values *v, size_t i, p
 	case PQ_R_INT96:
 		break; /* by physical type */
 	case PQ_R_INT:
-		if (!get_int(v, i, &x))
+		if (!pq_value_int(v, i, &x))
 			break;
 		add_atom(s, i64_len(x), false);
 		return;
@@ -253,7 +243,7 @@ static void measure_one(const pq_render_type *t, const pq_values *v, size_t i, p
 		add_float_text(s, buf, n);
 		return;
 	case PQ_R_DECIMAL:
-		if (get_int(v, i, &x)) {
+		if (pq_value_int(v, i, &x)) {
 			add_atom(s, decimal_len(x, t->scale), false);
 			return;
 		}
@@ -266,17 +256,17 @@ static void measure_one(const pq_render_type *t, const pq_values *v, size_t i, p
 		}
 		break;
 	case PQ_R_DATE:
-		if (!get_int(v, i, &x))
+		if (!pq_value_int(v, i, &x))
 			break;
 		add_atom(s, date_len(x), true);
 		return;
 	case PQ_R_TIME:
-		if (!get_int(v, i, &x))
+		if (!pq_value_int(v, i, &x))
 			break;
 		add_time(s, x, t);
 		return;
 	case PQ_R_TIMESTAMP:
-		if (!get_int(v, i, &x))
+		if (!pq_value_int(v, i, &x))
 			break;
 		add_timestamp(s, x, t);
 		return;
