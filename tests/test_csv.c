@@ -270,6 +270,15 @@ START_TEST(test_infer_double)
 	ck_assert_str_eq(INFER("0x10"), "STRING");
 	ck_assert_str_eq(INFER("nanx"), "STRING");
 	ck_assert_str_eq(INFER("1.5", "true"), "STRING");
+	/* an integer outside int64 is a DOUBLE value beside other DOUBLE
+	 * values, in either order; alone or with integers only: STRING */
+	ck_assert_str_eq(INFER("0.1", "123456789012345678901234567890", "2.5e-324"), "DOUBLE");
+	ck_assert_str_eq(INFER("123456789012345678901234567890", "0.1"), "DOUBLE");
+	ck_assert_str_eq(INFER("1", "-99999999999999999999", "1e3"), "DOUBLE");
+	ck_assert_str_eq(INFER("1", "99999999999999999999"), "STRING");
+	ck_assert_str_eq(INFER("99999999999999999999", "1"), "STRING");
+	ck_assert_str_eq(INFER("99999999999999999999", "x"), "STRING");
+	ck_assert_str_eq(INFER("0.5", "0123456789012345678901"), "STRING");
 }
 END_TEST
 

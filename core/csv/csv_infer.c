@@ -3,8 +3,9 @@
  * classes it has seen and becomes STRING as soon as they cannot mix.
  *
  * Choices where the contract is silent (doc/convert.md):
- *  - an integer outside int64 keeps the column STRING (it would lose digits
- *    as a DOUBLE);
+ *  - an integer outside int64 is a DOUBLE value in a column that has
+ *    other DOUBLE values (fractions or exponents), and keeps a column of
+ *    integers only STRING (it would lose digits as a DOUBLE);
  *  - nan / inf / infinity take either sign, `+inf` included;
  *  - a NANOS column (a value with 7-9 fraction digits) whose values do not
  *    all fit int64 nanoseconds (years 1677-2262) stays STRING. */
@@ -16,7 +17,7 @@
 
 #include "pq_csv.h"
 
-enum cls { C_STRING, C_BOOL, C_INT, C_DOUBLE, C_DATE, C_TS };
+enum cls { C_STRING, C_BOOL, C_INT, C_BIGINT, C_DOUBLE, C_DATE, C_TS };
 
 static enum cls classify(pq_infer *s, const uint8_t *p, size_t n)
 {
@@ -40,15 +41,23 @@ static enum cls classify(pq_infer *s, const uint8_t *p, size_t n)
 				/* -?(0|[1-9][0-9]*) within int64 */
 				size_t i = num.minus ? 1 : 0;
 				uint64_t v = 0;
-				for (; i < n; i++) {
+				bool big = false;
+				for (; i < n && !big; i++) {
 					unsigned dg = (unsigned)(p[i] - '0');
 					if (v > (UINT64_MAX - dg) / 10)
-						return C_STRING;
-					v = v * 10 + dg;
+						big = true;
+					else
+						v = v * 10 + dg;
 				}
-				if (num.minus ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+				if (!big && (num.minus ? v > (uint64_t)INT64_MAX + 1
+						       : v > (uint64_t)INT64_MAX))
+					big = true;
+				if (!big)
+					return C_INT;
+				/* outside int64: a number only as a finite double */
+				if (!pq_cv_strtod(p, n, false, &d, &f) || isinf(d))
 					return C_STRING;
-				return C_INT;
+				return C_BIGINT;
 			}
 			/* Without an exponent, fewer than 300 digits can neither
 			 * overflow nor underflow: no need to convert. */
@@ -89,6 +98,7 @@ void pq_infer_add(pq_infer *s, const uint8_t *p, size_t n)
 	switch (c) {
 	case C_BOOL: k = PQ_INFER_BOOLEAN; break;
 	case C_INT: s->saw_int = true; k = PQ_INFER_INT64; break;
+	case C_BIGINT: s->saw_bigint = true; k = PQ_INFER_INT64; break;
 	case C_DOUBLE: s->saw_double = true; k = PQ_INFER_DOUBLE; break;
 	case C_DATE: s->saw_date = true; k = PQ_INFER_DATE; break;
 	case C_TS: k = PQ_INFER_TIMESTAMP; break;
@@ -133,6 +143,9 @@ void pq_infer_element(const pq_infer *s, pq_bytes name, pq_schema_element *el)
 	el->repetition_type = PQ_OPTIONAL;
 	pq_infer_kind k = s->kind;
 	if (k == PQ_INFER_TIMESTAMP && s->nanos && s->nanos_overflow)
+		k = PQ_INFER_STRING;
+	/* integers only, one outside int64: no digit of an identifier is lost */
+	if (k == PQ_INFER_INT64 && s->saw_bigint)
 		k = PQ_INFER_STRING;
 	pq_logical_type *lt = &el->logicalType;
 	switch (k) {

@@ -180,6 +180,8 @@ typedef enum pq_infer_kind {
 typedef struct pq_infer {
 	pq_infer_kind kind;
 	bool saw_int, saw_double;     /* numeric column */
+	bool saw_bigint;              /* an integer outside int64 (DOUBLE only
+					 beside a DOUBLE value, else STRING) */
 	bool saw_date, saw_naive, saw_offset; /* date / timestamp column */
 	bool nanos;                   /* a value with more than 6 fraction digits */
 	bool nanos_overflow;          /* a timestamp outside the int64 ns range */
