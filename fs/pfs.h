@@ -2,6 +2,8 @@
 #ifndef PFS_H
 #define PFS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <syslog.h>
 
 #include <fuse_lowlevel.h>
@@ -24,7 +26,10 @@ void pfs_fs_free(pfs_fs *fs);
  * layer when there is one. Lives as long as fs. */
 const struct fuse_lowlevel_ops *pfs_ll_ops(pfs_fs *fs);
 
-/* syslog, and stderr when in the foreground. */
+/* syslog, and stderr when in the foreground; control bytes escaped. */
 void pfs_log(int priority, const char *fmt, ...) PQ_PRINTF(2, 3);
+/* in with every byte below 0x20 and 0x7F written as \xNN, cut to fit
+ * outlen (NUL-terminated); the length written. */
+size_t pfs_escape_line(const char *in, char *out, size_t outlen);
 
 #endif

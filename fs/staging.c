@@ -7,12 +7,14 @@
  * is kept in memory but a little state per name.
  *
  * Conversion is triggered by a close: the FUSE flush that comes when a
- * writer closes a descriptor converts the file when it has been written
- * since the last conversion and no other handle has it open for writing,
- * so close() (and `cp`'s exit status) reports the outcome. A file that
- * only a later release sees as finished (created or truncated but never
- * written, or written by two processes whose flushes raced) is converted
- * at that release; its outcome is then only in `.error`. A write after a
+ * writer closes a descriptor converts the file when it has been written,
+ * created or truncated since the last conversion (an empty file fails
+ * with EINVAL) and no other handle has it open for writing, so close()
+ * (and `cp`'s exit status) reports the outcome. A file that only a later
+ * release sees as finished (written by two processes whose flushes raced)
+ * is converted at that release; its outcome is then only in `.error`. A
+ * failed write is remembered: the next close fails with its errno and
+ * converts nothing. A write after a
  * conversion through a descriptor still open (dup) stages the file again,
  * so the next close publishes the whole file as it then is.
  *
@@ -355,6 +357,8 @@ static int touch_dirty(pfs_staging *s, stg_ent *e, bool written)
 	}
 	if (!e->dirty)
 		stg_error_remove(s, e->rel);
+	if (!written)
+		e->write_err = 0; /* created or truncated: the old bytes are gone */
 	e->dirty = true;
 	e->written |= written;
 	return e->writers > 0 ? stg_marker_set(s, e) : 0;
@@ -599,10 +603,16 @@ void pfs_stg_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		else if (n > 0)
 			done += (size_t)n;
 	}
-	if (rc)
+	if (rc) {
+		/* remembered: the close that follows fails with it (ENOSPC, EIO) */
+		pthread_mutex_lock(&e->lock);
+		if (h->gen == e->gen && !e->write_err)
+			e->write_err = -rc;
+		pthread_mutex_unlock(&e->lock);
 		fuse_reply_err(req, -rc);
-	else
+	} else {
 		fuse_reply_write(req, done);
+	}
 }
 
 void pfs_stg_flush(fuse_req_t req, struct fuse_file_info *fi)
@@ -613,7 +623,8 @@ void pfs_stg_flush(fuse_req_t req, struct fuse_file_info *fi)
 	int rc = 0;
 	if (h->writable) {
 		pthread_mutex_lock(&e->lock);
-		if (h->gen == e->gen && e->written && e->writers == 1)
+		/* dirty, not only written: an empty file closes with EINVAL */
+		if (h->gen == e->gen && e->dirty && !e->converted && e->writers == 1)
 			rc = stg_finish(s, e, h->fd, true);
 		pthread_mutex_unlock(&e->lock);
 	}

@@ -54,6 +54,8 @@ typedef struct stg_ent {
 	bool marker;          /* the .open marker exists */
 	bool converted;       /* published; bytes renamed to .done until the last
 			       * handle of this gen is released */
+	int write_err;        /* errno of a failed write since the last truncation:
+			       * the next close fails with it, nothing converts */
 	bool has_owner;       /* owner is known (from the create) */
 	pfs_cred owner;       /* who created the staged file: staging acts for them */
 } stg_ent;
@@ -90,6 +92,9 @@ int stg_store_path(const pfs_staging *s, const char *rel, const char *suffix, ch
 int stg_join(const char *rel, const char *name, char *buf, size_t n);
 int stg_marker_set(pfs_staging *s, stg_ent *e);
 void stg_marker_clear(pfs_staging *s, stg_ent *e);
+/* The marker removed durably (its directory fsynced): a close has begun,
+ * so a remount converts the file even when the daemon dies now. */
+void stg_marker_closed(pfs_staging *s, stg_ent *e);
 /* Writes (atomically) or removes the one-line .error of a staged file. */
 void stg_error_write(pfs_staging *s, const char *rel, const char *msg);
 void stg_error_remove(pfs_staging *s, const char *rel);

@@ -143,7 +143,34 @@ static pq_status check_sidecar(int fd, const char *name, pq_error *err)
 	return st;
 }
 
-/* Magic at both ends and, when the keys at hand allow, the footer. */
+/* verify.txt's text: OK as its last line, else the first PROBLEM line
+ * (or FAILED) becomes the message. */
+static pq_status verdict(const pq_buf *v, const char *name, pq_error *err)
+{
+	if (v->oom)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory to verify the file", name);
+	const char *t = (const char *)v->p;
+	size_t n = v->len;
+	if (n >= 3 && !memcmp(t + n - 3, "OK\n", 3) && (n == 3 || t[n - 4] == '\n'))
+		return PQ_OK;
+	const char *first = "the check did not end with OK";
+	size_t len = strlen(first);
+	for (size_t i = 0; i < n;) {
+		const char *nl = memchr(t + i, '\n', n - i);
+		size_t end = nl ? (size_t)(nl - t) : n;
+		if (end - i >= 9 && !memcmp(t + i, "PROBLEM: ", 9)) {
+			first = t + i + 9;
+			len = end - i - 9;
+			break;
+		}
+		i = end + 1;
+	}
+	return pq_fail(err, PQ_ECORRUPT, "%s: verify failed: %.*s", name,
+		       (int)(len < 400 ? len : 400), first);
+}
+
+/* Magic at both ends and, when the keys at hand allow, the whole check of
+ * verify.txt (interface.md: published only when that check is OK). */
 static pq_status check_parquet(pfs_staging *s, int fd, const char *name, const char *trel,
 			       pq_error *err)
 {
@@ -163,8 +190,13 @@ static pq_status check_parquet(pfs_staging *s, int fd, const char *name, const c
 	pq_error ferr = {0};
 	pq_status rc = pq_file_open_fd(fd, trel, s->fs->keys, &f, &ferr);
 	if (rc == PQ_OK) {
+		/* the whole check of verify.txt: every page header, CRC and page */
+		pq_buf v = PQ_BUF_INIT;
+		pq_text_verify(f, &v);
 		pq_file_free(f);
-		return PQ_OK;
+		rc = verdict(&v, name, err);
+		pq_buf_free(&v);
+		return rc;
 	}
 	if (rc == PQ_EKEY)
 		return PQ_OK; /* encrypted for keys we do not hold: published unchecked */
@@ -316,9 +348,22 @@ int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
 {
 	stg_type t = stg_type_of(e->name);
 	pq_error err = {0};
-	/* the bytes are durable before the marker says they were closed */
+	/* Closed, durably, before anything slow (the fdatasync of a large
+	 * file takes seconds): a kill now leaves a closed file that the
+	 * remount converts, never one "never closed". */
+	stg_marker_closed(s, e);
+	if (e->write_err) {
+		/* a write failed: the bytes are not what the writer sent */
+		int eno = e->write_err;
+		snprintf(err.msg, sizeof err.msg,
+			 "%s: a write failed (%s); nothing was converted: copy it again",
+			 e->name, strerror(eno));
+		e->dirty = e->written = false;
+		stg_error_write(s, e->rel, err.msg);
+		pfs_log(LOG_NOTICE, "staging: %s", err.msg);
+		return -eno;
+	}
 	(void)fdatasync(fd);
-	stg_marker_clear(s, e);
 	pq_status st = t == STG_T_SCHEMA ? check_sidecar(fd, e->name, &err)
 					 : publish(s, e, t, fd, &err);
 	e->dirty = e->written = false;

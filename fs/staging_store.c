@@ -125,17 +125,24 @@ void stg_marker_clear(pfs_staging *s, stg_ent *e)
 	e->marker = false;
 }
 
+void stg_marker_closed(pfs_staging *s, stg_ent *e)
+{
+	char p[PATH_MAX];
+	if (e->marker && stg_store_path(s, e->rel, STG_MARK_OPEN, p, sizeof p) == 0 &&
+	    unlink(p) == 0)
+		sync_dir_of(p);
+	e->marker = false;
+}
+
 void stg_error_write(pfs_staging *s, const char *rel, const char *msg)
 {
 	char p[PATH_MAX], tmp[PATH_MAX];
 	if (stg_store_path(s, rel, STG_ERROR, p, sizeof p) ||
 	    stg_store_path(s, rel, STG_ERROR ".tmp", tmp, sizeof tmp))
 		return;
-	/* one line: a message never holds a newline, but make sure */
-	char line[PQ_ERROR_MSG_MAX + 2];
-	size_t n = 0;
-	for (const char *c = msg; *c && n < PQ_ERROR_MSG_MAX; c++)
-		line[n++] = *c == '\n' || *c == '\r' ? ' ' : *c;
+	/* one line: control bytes of a name or value escaped (\x0a) */
+	char line[PQ_ERROR_MSG_MAX * 2 + 2];
+	size_t n = pfs_escape_line(msg, line, sizeof line - 1);
 	line[n++] = '\n';
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {

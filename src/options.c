@@ -38,7 +38,8 @@ static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("bloom_fpp=%s", bloom_fpp_s),
 	PFS_OPT("encrypt=%s", encrypt),
 	PFS_OPT("encrypt_columns=%s", encrypt_columns),
-	PFS_OPT("plaintext_footer", plaintext_footer),
+	/* a flag: fuse_opt stores the third field when the word is given */
+	{"plaintext_footer", offsetof(pfs_options, plaintext_footer), 1},
 	PFS_OPT("encryption_algorithm=%s", encryption_algorithm_s),
 	PFS_OPT("aad_prefix=%s", aad_prefix),
 	FUSE_OPT_KEY("ro", KEY_RO),

@@ -42,6 +42,26 @@ const char *pq_codec_name(int32_t codec);
 /* Whether pq_decompress/pq_compress handle this codec (false for LZO). */
 bool pq_codec_supported(int32_t codec);
 
+/* ---- streaming decompression of a whole file (codec_stream.c) ---------- */
+
+/* A gzip (RFC 1952, members one after another) or zstd (frames) stream,
+ * decoded block by block: memory is the library's window, whatever the
+ * size of the file or of its output. */
+typedef enum pq_unpack_kind { PQ_UNPACK_GZIP, PQ_UNPACK_ZSTD } pq_unpack_kind;
+typedef struct pq_unpack pq_unpack;
+pq_status pq_unpack_new(pq_unpack_kind kind, pq_unpack **out, pq_error *err);
+void pq_unpack_free(pq_unpack *u);
+/* Back to the start of a stream (a second pass over the same file). */
+pq_status pq_unpack_reset(pq_unpack *u, pq_error *err);
+/* Decodes from *in (advanced, *in_len decreased by what was consumed) into
+ * out[0..out_cap); *produced bytes written. Progress is guaranteed while
+ * input and room remain; bad data is PQ_ECORRUPT ("gzip: ..."). */
+pq_status pq_unpack_run(pq_unpack *u, const uint8_t **in, size_t *in_len, uint8_t *out,
+			size_t out_cap, size_t *produced, pq_error *err);
+/* At the end of the input: PQ_OK when the stream ended at a member or
+ * frame boundary, else PQ_ECORRUPT (a truncated file, or no stream). */
+pq_status pq_unpack_finish(const pq_unpack *u, pq_error *err);
+
 /* Standard CRC-32 (zlib's polynomial), as Parquet page headers store it:
  * computed over the page body as stored (after compression/encryption). */
 uint32_t pq_crc32(const uint8_t *p, size_t n);

@@ -74,6 +74,9 @@ typedef struct pipe {
 
 typedef struct conv {
 	const char *name;
+	pq_csv_input in;
+	const pq_convert_input *ip;
+	pq_convert_progress prog;
 	pq_csv_reader r;
 	pq_arena arena;
 	column *cols;       /* schema order */
@@ -457,6 +460,7 @@ static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_st
 			PQ_TRY(add_value(c, i, &c->r.fields[c->cols[i].csv_index], err));
 		c->cur->rows++;
 		c->group_rows++;
+		c->prog.rows++;
 		if (c->group_rows == c->row_group_rows) {
 			PQ_TRY(flush(c, true, err));
 			c->group_rows = 0;
@@ -545,11 +549,30 @@ static pq_status build_inferred(conv *c, pq_error *err)
 	return PQ_OK;
 }
 
-static pq_status convert(conv *c, int in_fd, int out_fd, pq_csv_format format,
-			 const char *schema_text, const pq_write_options *opts,
-			 pq_convert_stats *stats, pq_error *err)
+/* After every block of the file: where the conversion stands. */
+static void on_block(void *ctx)
 {
-	PQ_TRY(pq_csv_reader_init(&c->r, in_fd, format, c->name, err));
+	conv *c = ctx;
+	c->prog.bytes_read = c->in.raw_off;
+	c->ip->progress(c->ip->progress_ctx, &c->prog);
+}
+
+static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text,
+			 const pq_write_options *opts, pq_convert_stats *stats, pq_error *err)
+{
+	const pq_convert_input *ip = c->ip;
+	PQ_TRY(pq_csv_input_open(&c->in, in_fd, c->name, ip->codec, ip->max_inflated, err));
+	c->prog.bytes_total = c->in.raw_size;
+	c->prog.pass = 1;
+	c->prog.passes = schema_text ? 1 : 2;
+	if (ip->progress) {
+		c->in.on_block = on_block;
+		c->in.ctx = c;
+	}
+	uint8_t delim = ip->delimiter;
+	if (ip->format == PQ_CSV_COMMA && !delim)
+		PQ_TRY(pq_csv_detect_delimiter(&c->in, &delim, err));
+	PQ_TRY(pq_csv_reader_init_input(&c->r, &c->in, ip->format, delim, err));
 	pq_bytes *names = NULL;
 	size_t n = 0;
 	PQ_TRY(read_header(c, &names, &n, err));
@@ -573,7 +596,9 @@ static pq_status convert(conv *c, int in_fd, int out_fd, pq_csv_format format,
 		PQ_TRY(build_inferred(c, err));
 		/* Read again from the start for the values. */
 		pq_csv_reader_free(&c->r);
-		PQ_TRY(pq_csv_reader_init(&c->r, in_fd, format, c->name, err));
+		PQ_TRY(pq_csv_input_rewind(&c->in, err));
+		c->prog.pass = 2;
+		PQ_TRY(pq_csv_reader_init_input(&c->r, &c->in, ip->format, delim, err));
 		bool done;
 		PQ_TRY(pq_csv_next(&c->r, &done, err));
 	}
@@ -581,15 +606,20 @@ static pq_status convert(conv *c, int in_fd, int out_fd, pq_csv_format format,
 		PQ_TRY(setup_column(c, &c->cols[i], err));
 	PQ_TRY(write_pass(c, opts, stats, out_fd, err));
 	if (stats)
-		stats->bytes_in = c->r.bytes_read;
+		stats->bytes_in = c->in.raw_off;
+	if (ip->progress) {
+		c->prog.bytes_read = c->in.raw_off;
+		ip->progress(ip->progress_ctx, &c->prog);
+	}
 	return PQ_OK;
 }
 
-pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,
-			 pq_csv_format format, const char *schema_text,
-			 const pq_write_options *opts, pq_convert_stats *stats, pq_error *err)
+pq_status pq_convert_csv_ex(int in_fd, int out_fd, const char *display_name,
+			    const pq_convert_input *in, const char *schema_text,
+			    const pq_write_options *opts, pq_convert_stats *stats, pq_error *err)
 {
-	conv c = {.name = display_name ? display_name : "input"};
+	conv c = {.name = display_name ? display_name : "input", .ip = in};
+	c.in.fd = -1;
 	pq_write_options defaults;
 	pq_write_options_init(&defaults);
 	if (!opts)
@@ -598,7 +628,7 @@ pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,
 	pq_arena_init(&c.arena, 0);
 	if (stats)
 		memset(stats, 0, sizeof *stats);
-	pq_status st = convert(&c, in_fd, out_fd, format, schema_text, opts, stats, err);
+	pq_status st = convert(&c, in_fd, out_fd, schema_text, opts, stats, err);
 	if (c.pipe.started) { /* a failure while the thread runs: let it finish first */
 		pipe_wait(&c, NULL);
 		pipe_stop(&c);
@@ -607,6 +637,16 @@ pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,
 		pq_writer_free(c.w);
 	free_columns(&c);
 	pq_csv_reader_free(&c.r);
+	pq_csv_input_free(&c.in);
 	pq_arena_free(&c.arena);
 	return st;
+}
+
+pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,
+			 pq_csv_format format, const char *schema_text,
+			 const pq_write_options *opts, pq_convert_stats *stats, pq_error *err)
+{
+	/* as before the input options: plain, and CSV split at commas */
+	pq_convert_input in = {.format = format, .delimiter = ',', .codec = PQ_INPUT_PLAIN};
+	return pq_convert_csv_ex(in_fd, out_fd, display_name, &in, schema_text, opts, stats, err);
 }

@@ -18,19 +18,21 @@
 
 #define READ_CHUNK (256u << 10)
 
-pq_status pq_csv_reader_init(pq_csv_reader *r, int fd, pq_csv_format format,
-			     const char *name, pq_error *err)
+pq_status pq_csv_reader_init_input(pq_csv_reader *r, pq_csv_input *in, pq_csv_format format,
+				   uint8_t delim, pq_error *err)
 {
 	memset(r, 0, sizeof *r);
-	r->fd = fd;
+	r->own.fd = -1;
+	r->in = in;
 	r->format = format;
-	r->name = name ? name : "input";
+	r->delim = format == PQ_CSV_TAB ? '\t' : delim ? delim : ',';
+	r->name = in->name;
 	r->max_field = PQ_CSV_MAX_FIELD;
 	r->max_record = PQ_CSV_MAX_RECORD;
 	r->max_columns = PQ_CSV_MAX_COLUMNS;
 	r->line = 1;
 	/* Bytes that end a run of plain field bytes. */
-	r->stop[format == PQ_CSV_TAB ? '\t' : ','] = 1;
+	r->stop[r->delim] = 1;
 	r->stop['\n'] = r->stop['\r'] = 1;
 	if (format == PQ_CSV_TAB)
 		r->stop['\\'] = 1;
@@ -41,37 +43,47 @@ pq_status pq_csv_reader_init(pq_csv_reader *r, int fd, pq_csv_format format,
 	return PQ_OK;
 }
 
+pq_status pq_csv_reader_init(pq_csv_reader *r, int fd, pq_csv_format format,
+			     const char *name, pq_error *err)
+{
+	pq_csv_input own;
+	pq_status st = pq_csv_input_open(&own, fd, name, PQ_INPUT_PLAIN, 0, err);
+	if (st != PQ_OK) {
+		pq_csv_input_free(&own);
+		return st;
+	}
+	st = pq_csv_reader_init_input(r, &own, format, ',', err);
+	r->own = own;
+	r->in = &r->own;
+	return st;
+}
+
 void pq_csv_reader_free(pq_csv_reader *r)
 {
 	free(r->buf);
 	free(r->rec);
 	free(r->fields);
 	free(r->starts);
+	if (r->in == &r->own)
+		pq_csv_input_free(&r->own);
 	memset(r, 0, sizeof *r);
 }
 
-/* Refills the (fully consumed) buffer. */
+/* Refills the (fully consumed) buffer with the input's next block. */
 static pq_status refill(pq_csv_reader *r, pq_error *err)
 {
 	r->pos = r->end = 0;
 	if (r->eof)
 		return PQ_OK;
-	for (;;) {
-		ssize_t got = pread(r->fd, r->buf, r->cap, (off_t)r->off);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return pq_fail(err, PQ_EIO, "%s: read at offset %llu: %s", r->name,
-				       (unsigned long long)r->off, strerror(errno));
-		if (got == 0)
-			r->eof = true;
-		r->end = (size_t)got;
-		r->off += (uint64_t)got;
-		r->bytes_read += (uint64_t)got;
-		break;
-	}
-	if (r->off == r->end && r->end >= 3 && !memcmp(r->buf, "\xEF\xBB\xBF", 3))
-		r->pos = 3; /* the first read: skip a UTF-8 byte order mark */
+	size_t got;
+	PQ_TRY(pq_csv_input_read(r->in, r->buf, r->cap, &got, err));
+	bool first = r->bytes_read == 0;
+	if (got == 0)
+		r->eof = true;
+	r->end = got;
+	r->bytes_read += got;
+	if (first && r->end >= 3 && !memcmp(r->buf, "\xEF\xBB\xBF", 3))
+		r->pos = 3; /* the first block: skip a UTF-8 byte order mark */
 	return PQ_OK;
 }
 
@@ -195,7 +207,7 @@ static inline uint64_t zero_byte(uint64_t x)
 static inline const uint8_t *scan_plain(const pq_csv_reader *r, const uint8_t *q,
 					const uint8_t *e)
 {
-	uint64_t d = ONES * (r->format == PQ_CSV_TAB ? '\t' : ','), lf = ONES * '\n',
+	uint64_t d = ONES * r->delim, lf = ONES * '\n',
 		 cr = ONES * '\r', bs = ONES * (r->format == PQ_CSV_TAB ? '\\' : '\n');
 	while (e - q >= 8) {
 		uint64_t w;
@@ -242,7 +254,7 @@ static pq_status quoted_field(pq_csv_reader *r, pq_error *err)
  * escapes are decoded; *raw_n_escape tells whether the raw text was `\N`. */
 static pq_status plain_field(pq_csv_reader *r, bool *is_null_escape, pq_error *err)
 {
-	uint8_t delim = r->format == PQ_CSV_TAB ? '\t' : ',';
+	uint8_t delim = r->delim;
 	uint64_t line = r->fields[r->nfields].line;
 	size_t raw = 0;
 	bool first_backslash_n = false;
@@ -302,7 +314,7 @@ pq_status pq_csv_next(pq_csv_reader *r, bool *done, pq_error *err)
 		PQ_TRY(line_end(r, err));
 	}
 	r->record_line = r->line;
-	uint8_t delim = r->format == PQ_CSV_TAB ? '\t' : ',';
+	uint8_t delim = r->delim;
 	for (;;) {
 		PQ_TRY(begin_field(r, err));
 		pq_csv_field *f = &r->fields[r->nfields];
@@ -346,4 +358,59 @@ pq_status pq_csv_next(pq_csv_reader *r, bool *done, pq_error *err)
 	}
 	r->records++;
 	return PQ_OK;
+}
+
+#define DETECT_RECORDS 20
+
+/* Whether delimiter c splits each of the first records (quotes respected)
+ * into the same number of fields, more than one. A syntax error is a no;
+ * an I/O or decompression failure is returned. */
+static pq_status splits_evenly(pq_csv_input *in, uint8_t c, bool *yes, pq_error *err)
+{
+	*yes = false;
+	PQ_TRY(pq_csv_input_rewind(in, err));
+	pq_csv_reader r;
+	pq_status st = pq_csv_reader_init_input(&r, in, PQ_CSV_COMMA, c, err);
+	size_t want = 0, n = 0;
+	bool even = true;
+	while (st == PQ_OK && n < DETECT_RECORDS) {
+		bool done;
+		pq_error e;
+		pq_status s2 = pq_csv_next(&r, &done, &e);
+		if (s2 == PQ_EINVAL) {
+			even = false; /* a quote out of place: not this delimiter */
+			break;
+		}
+		if (s2 != PQ_OK) {
+			*err = e;
+			st = s2;
+			break;
+		}
+		if (done)
+			break;
+		if (n++ == 0)
+			want = r.nfields;
+		else if (r.nfields != want)
+			even = false;
+		if (!even)
+			break;
+	}
+	pq_csv_reader_free(&r);
+	*yes = st == PQ_OK && even && n > 0 && want > 1;
+	return st;
+}
+
+pq_status pq_csv_detect_delimiter(pq_csv_input *in, uint8_t *delim, pq_error *err)
+{
+	static const uint8_t cands[] = {',', ';', '|', '\t'};
+	*delim = ',';
+	for (size_t i = 0; i < sizeof cands; i++) {
+		bool yes;
+		PQ_TRY(splits_evenly(in, cands[i], &yes, err));
+		if (yes) {
+			*delim = cands[i];
+			break;
+		}
+	}
+	return pq_csv_input_rewind(in, err);
 }

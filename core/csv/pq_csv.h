@@ -26,6 +26,47 @@
 #define PQ_CSV_MAX_RECORD (64u << 20)   /* bytes of one record (all fields) */
 #define PQ_CSV_MAX_COLUMNS 100000u      /* fields per record */
 
+/* A compressed input may decompress to at most the larger of these (a
+ * decompression bomb is refused, PQ_ELIMIT): gzip's best ratio is about
+ * 1:1000, real CSV files compress 1:5 to 1:30. */
+#define PQ_CSV_INFLATE_MIN ((uint64_t)16 << 30)
+#define PQ_CSV_INFLATE_RATIO 250u
+
+/* ---- input: the file as blocks of bytes (csv_input.c) ------------------- */
+
+typedef struct pq_csv_input {
+	int fd;
+	const char *name;
+	bool seekable;        /* a regular file: pread, rewind; else read() */
+	pq_input_codec codec; /* PLAIN, GZIP or ZSTD (never AUTO once open) */
+	struct pq_unpack *u;
+	uint8_t *raw;         /* a block of the file */
+	size_t raw_pos, raw_end;
+	bool raw_eof;
+	uint64_t raw_off;     /* bytes of the file read (this pass) */
+	uint64_t raw_size;    /* the file's size, 0 when unknown (a pipe) */
+	uint64_t out_bytes;   /* bytes handed out (this pass) */
+	uint64_t max_out;
+	void (*on_block)(void *ctx); /* after every read of the file */
+	void *ctx;
+} pq_csv_input;
+
+/* The codec a file starts with (gzip, zstd magic), else PLAIN. */
+pq_input_codec pq_csv_sniff(const uint8_t *p, size_t n);
+/* Opens fd (read from offset 0 when it is a regular file, else from where
+ * it stands); AUTO sniffs the first block. max_out: cap on decompressed
+ * bytes, 0 for the default. */
+pq_status pq_csv_input_open(pq_csv_input *in, int fd, const char *name, pq_input_codec codec,
+			    uint64_t max_out, pq_error *err);
+void pq_csv_input_free(pq_csv_input *in);
+/* The next block of (decompressed) bytes into buf; *got 0 at the end. */
+pq_status pq_csv_input_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			    pq_error *err);
+/* Back to the first byte (regular files only). */
+pq_status pq_csv_input_rewind(pq_csv_input *in, pq_error *err);
+
+/* ---- the tokenizer (csv.c) ---------------------------------------------- */
+
 typedef struct pq_csv_field {
 	const uint8_t *p; /* unquoted / unescaped bytes (not NUL-terminated) */
 	size_t n;
@@ -38,11 +79,12 @@ typedef struct pq_csv_field {
 } pq_csv_field;
 
 typedef struct pq_csv_reader {
-	int fd;
+	pq_csv_input *in;     /* where the bytes come from */
+	pq_csv_input own;     /* the input of pq_csv_reader_init (a plain fd) */
 	pq_csv_format format;
+	uint8_t delim;        /* ',' ';' '|' or tab (TSV: always tab) */
 	const char *name;     /* display name for messages */
 	size_t max_field, max_record, max_columns;
-	uint64_t off;         /* file offset of buf[end] */
 	uint8_t *buf;
 	size_t cap, pos, end;
 	bool eof;
@@ -63,6 +105,14 @@ typedef struct pq_csv_reader {
  * limits are the PQ_CSV_MAX_* defaults; tests may lower them after init. */
 pq_status pq_csv_reader_init(pq_csv_reader *r, int fd, pq_csv_format format,
 			     const char *name, pq_error *err);
+/* A reader of an open input (borrowed; rewound by the caller), CSV fields
+ * split at delim (TSV ignores it). */
+pq_status pq_csv_reader_init_input(pq_csv_reader *r, pq_csv_input *in, pq_csv_format format,
+				   uint8_t delim, pq_error *err);
+/* The delimiter of a CSV (interface.md): the first of , ; | tab that splits
+ * each of the first 20 records into the same number of fields, more than
+ * one; else ','. The input is rewound before and after. */
+pq_status pq_csv_detect_delimiter(pq_csv_input *in, uint8_t *delim, pq_error *err);
 void pq_csv_reader_free(pq_csv_reader *r);
 /* Reads the next record (blank lines outside quotes are skipped). *done is
  * set at the end of the file. Errors: "NAME: line L, column C: ..." */

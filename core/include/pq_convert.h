@@ -26,6 +26,37 @@ typedef enum pq_csv_format {
 	PQ_CSV_TAB = 1     /* TSV with values.txt escapes */
 } pq_csv_format;
 
+/* How the input file is compressed. */
+typedef enum pq_input_codec {
+	PQ_INPUT_AUTO = 0, /* by the file's first bytes (gzip, zstd magic) */
+	PQ_INPUT_PLAIN,
+	PQ_INPUT_GZIP,
+	PQ_INPUT_ZSTD
+} pq_input_codec;
+
+/* Where a conversion stands, for a progress display. bytes_read counts
+ * the bytes of the file as stored (compressed bytes for .gz / .zst) read
+ * in the current pass; with type inference there are two passes over the
+ * file (pass 1 infers, pass 2 writes). */
+typedef struct pq_convert_progress {
+	uint64_t bytes_read;
+	uint64_t bytes_total;  /* the file's size; 0 when unknown (a pipe) */
+	uint64_t rows;         /* rows parsed for writing so far */
+	int pass, passes;
+} pq_convert_progress;
+
+/* The input of pq_convert_csv_ex. */
+typedef struct pq_convert_input {
+	pq_csv_format format;
+	uint8_t delimiter;        /* CSV: ',' ';' '|' '\t', or 0 to detect */
+	pq_input_codec codec;
+	uint64_t max_inflated;    /* cap on decompressed bytes, 0 = default */
+	/* called on the converting thread after every block read; keep it
+	 * cheap (rate-limit inside) */
+	void (*progress)(void *ctx, const pq_convert_progress *p);
+	void *progress_ctx;
+} pq_convert_input;
+
 typedef struct pq_convert_stats {
 	uint64_t rows;
 	uint64_t row_groups;
@@ -42,6 +73,14 @@ pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,
                          pq_csv_format format, const char *schema_text,
                          const pq_write_options *opts, pq_convert_stats *stats,
                          pq_error *err);
+
+/* The same with an input description: compressed input, the delimiter
+ * (detected when 0), progress. in_fd may be a pipe when no second pass is
+ * needed (a sidecar, and TSV or a given delimiter); else PQ_EINVAL. */
+pq_status pq_convert_csv_ex(int in_fd, int out_fd, const char *display_name,
+                            const pq_convert_input *in, const char *schema_text,
+                            const pq_write_options *opts, pq_convert_stats *stats,
+                            pq_error *err);
 
 /* Checks a sidecar schema's text as pq_convert_csv would use it (parses,
  * refuses nested groups, LIST, MAP, INT96). err->msg names the line. */

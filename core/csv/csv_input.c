@@ -1,0 +1,151 @@
+/* The input of a conversion as blocks of bytes: a plain file read with
+ * pread (or read, for a pipe), or a gzip / zstd file decompressed as it
+ * is read (core/codec/codec_stream.c). The tokenizer only ever asks for
+ * "the next block"; a parallel tokenizer can take the same blocks.
+ *
+ * Memory: one raw block of the compressed file and the decoder's window.
+ * A decompression bomb is stopped by a cap on the bytes handed out
+ * (PQ_ELIMIT), by default the larger of PQ_CSV_INFLATE_MIN and
+ * PQ_CSV_INFLATE_RATIO times the compressed file's size. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec/pq_codec.h"
+#include "pq_csv.h"
+
+#define RAW_CHUNK (256u << 10)
+
+pq_input_codec pq_csv_sniff(const uint8_t *p, size_t n)
+{
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return PQ_INPUT_GZIP;
+	if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd)
+		return PQ_INPUT_ZSTD;
+	return PQ_INPUT_PLAIN;
+}
+
+/* Reads up to n bytes of the file (from raw_off when seekable). */
+static pq_status file_read(pq_csv_input *in, uint8_t *buf, size_t n, size_t *got,
+			   pq_error *err)
+{
+	for (;;) {
+		ssize_t r = in->seekable ? pread(in->fd, buf, n, (off_t)in->raw_off)
+					 : read(in->fd, buf, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return pq_fail(err, PQ_EIO, "%s: read at offset %llu: %s", in->name,
+				       (unsigned long long)in->raw_off, strerror(errno));
+		*got = (size_t)r;
+		in->raw_off += (uint64_t)r;
+		if (r == 0)
+			in->raw_eof = true;
+		if (in->on_block)
+			in->on_block(in->ctx);
+		return PQ_OK;
+	}
+}
+
+pq_status pq_csv_input_open(pq_csv_input *in, int fd, const char *name, pq_input_codec codec,
+			    uint64_t max_out, pq_error *err)
+{
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+	in->name = name ? name : "input";
+	struct stat st;
+	in->seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (in->seekable)
+		in->raw_size = (uint64_t)st.st_size;
+	in->raw = malloc(RAW_CHUNK);
+	if (!in->raw)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory for the read buffer", in->name);
+	/* the first block tells the codec by its magic (kept for a pipe) */
+	PQ_TRY(file_read(in, in->raw, RAW_CHUNK, &in->raw_end, err));
+	if (codec == PQ_INPUT_AUTO)
+		codec = pq_csv_sniff(in->raw, in->raw_end);
+	in->codec = codec;
+	if (codec != PQ_INPUT_PLAIN) {
+		PQ_TRY(pq_unpack_new(codec == PQ_INPUT_GZIP ? PQ_UNPACK_GZIP : PQ_UNPACK_ZSTD,
+				     &in->u, err));
+		if (!max_out) {
+			uint64_t by_ratio = in->raw_size > UINT64_MAX / PQ_CSV_INFLATE_RATIO
+						    ? UINT64_MAX
+						    : in->raw_size * PQ_CSV_INFLATE_RATIO;
+			max_out = by_ratio > PQ_CSV_INFLATE_MIN ? by_ratio : PQ_CSV_INFLATE_MIN;
+		}
+	}
+	in->max_out = max_out ? max_out : UINT64_MAX;
+	return PQ_OK;
+}
+
+void pq_csv_input_free(pq_csv_input *in)
+{
+	free(in->raw);
+	pq_unpack_free(in->u);
+	memset(in, 0, sizeof *in);
+	in->fd = -1;
+}
+
+pq_status pq_csv_input_rewind(pq_csv_input *in, pq_error *err)
+{
+	if (!in->seekable)
+		return pq_fail(err, PQ_EINVAL, "%s: a pipe cannot be read twice", in->name);
+	in->raw_off = 0;
+	in->raw_pos = in->raw_end = 0;
+	in->raw_eof = false;
+	in->out_bytes = 0;
+	if (in->u)
+		PQ_TRY(pq_unpack_reset(in->u, err));
+	return PQ_OK;
+}
+
+static pq_status unpack_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			     pq_error *err)
+{
+	for (;;) {
+		if (in->raw_pos == in->raw_end && !in->raw_eof) {
+			in->raw_pos = 0;
+			PQ_TRY(file_read(in, in->raw, RAW_CHUNK, &in->raw_end, err));
+		}
+		const uint8_t *p = in->raw + in->raw_pos;
+		size_t left = in->raw_end - in->raw_pos;
+		pq_status st = pq_unpack_run(in->u, &p, &left, buf, cap, got, err);
+		if (st != PQ_OK)
+			return pq_context(err, "%s", in->name);
+		in->raw_pos = in->raw_end - left;
+		if (*got)
+			return PQ_OK;
+		if (in->raw_pos == in->raw_end && in->raw_eof) {
+			st = pq_unpack_finish(in->u, err);
+			return st == PQ_OK ? PQ_OK : pq_context(err, "%s", in->name);
+		}
+	}
+}
+
+pq_status pq_csv_input_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			    pq_error *err)
+{
+	*got = 0;
+	if (in->codec != PQ_INPUT_PLAIN) {
+		PQ_TRY(unpack_read(in, buf, cap, got, err));
+	} else if (in->raw_pos < in->raw_end) { /* the first block, read at open */
+		size_t n = in->raw_end - in->raw_pos < cap ? in->raw_end - in->raw_pos : cap;
+		memcpy(buf, in->raw + in->raw_pos, n);
+		in->raw_pos += n;
+		*got = n;
+	} else if (!in->raw_eof) {
+		PQ_TRY(file_read(in, buf, cap, got, err));
+	}
+	if (*got > in->max_out - in->out_bytes)
+		return pq_fail(err, PQ_ELIMIT,
+			       "%s: decompresses to more than %llu bytes (the cap for a file of "
+			       "its size; a likely decompression bomb)",
+			       in->name, (unsigned long long)in->max_out);
+	in->out_bytes += *got;
+	return PQ_OK;
+}
