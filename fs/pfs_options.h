@@ -25,7 +25,7 @@ typedef struct pfs_options {
 	char *codec_s, *compression_level_s, *row_group_rows_s, *page_size_s,
 	    *data_page_version_s, *dictionary_s, *bloom_filter, *page_index_s,
 	    *crc_s, *bloom_fpp_s, *encrypt, *encrypt_columns,
-	    *encryption_algorithm_s, *aad_prefix;
+	    *encryption_algorithm_s, *aad_prefix, *delimiter_s, *replace_s;
 	int plaintext_footer;
 	int read_only;   /* -o ro: no staging folder */
 	int nonopt_count;
@@ -44,6 +44,8 @@ typedef struct pfs_options {
 	pq_write_options write;
 	char **bloom_list;    /* bloom_filter= split at ';' (one allocation) */
 	bool encrypt_ctr;     /* encryption_algorithm=gcm-ctr */
+	uint8_t delimiter;    /* delimiter= of a CSV: , ; | or tab; 0 detects */
+	bool no_replace;      /* replace=no: staging refuses an existing target */
 } pfs_options;
 
 void pfs_options_init(pfs_options *o);

@@ -195,8 +195,8 @@ static int lookup_ent(pfs_staging *s, stg_ent *dir, const char *name, pfs_node *
 	if (rc)
 		return rc;
 	pfs_kind kinds[2] = {PFS_K_STG_DIR, PFS_K_NONE};
-	if (stg_error_base(name))
-		kinds[0] = PFS_K_STG_ERROR;
+	if (stg_error_base(name) || stg_progress_base(name))
+		kinds[0] = PFS_K_STG_ERROR; /* ours, read-only */
 	else if (stg_type_of(name) != STG_T_NONE)
 		kinds[0] = PFS_K_STG_FILE, kinds[1] = PFS_K_STG_DIR;
 	/* nothing is remembered of a name that does not exist */
@@ -280,7 +280,7 @@ static int list_store(pfs_staging *s, stg_ent *d, const char *path, pfs_stg_list
 				continue;
 			kind = PFS_K_STG_DIR;
 		} else if (S_ISREG(st.st_mode)) {
-			if (stg_error_base(name))
+			if (stg_error_base(name) || stg_progress_base(name))
 				kind = PFS_K_STG_ERROR;
 			else if (stg_type_of(name) != STG_T_NONE)
 				kind = PFS_K_STG_FILE;
@@ -786,6 +786,8 @@ void pfs_stg_unlink(fuse_req_t req, pfs_node *dir, const char *name)
 	int rc = !d ? -ESTALE : stg_join(d->rel, name, rel, sizeof rel);
 	if (rc == 0 && name[0] == '.')
 		rc = -ENOENT;
+	if (rc == 0 && stg_progress_base(name))
+		rc = -EPERM; /* goes when its conversion ends */
 	if (rc == 0 && !stg_error_base(name) && stg_type_of(name) == STG_T_NONE)
 		rc = -ENOENT;
 	if (rc == 0)

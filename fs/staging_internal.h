@@ -27,6 +27,7 @@
 #define STG_MARK_OPEN ".open"             /* suffix: a writer has not closed it */
 #define STG_MARK_DONE ".done"             /* suffix: published, handles still open */
 #define STG_ERROR ".error"                /* suffix: why the last conversion failed */
+#define STG_PROGRESS ".progress"          /* suffix: while it converts, how far */
 #define STG_SIDECAR_MAX ((size_t)1 << 20) /* a schema longer than this is refused */
 #define STG_TARGET_LOCKS 16
 
@@ -85,6 +86,12 @@ stg_ent *stg_ent_get(pfs_staging *s, const char *rel);
 stg_type stg_type_of(const char *name);
 /* Length of the staged name an ".error" name belongs to, or 0. */
 size_t stg_error_base(const char *name);
+/* The same for a ".progress" name. */
+size_t stg_progress_base(const char *name);
+/* How a staged name is compressed (.csv.gz: GZIP), and the length of its
+ * stem (the name without .csv, .csv.gz, ...). */
+pq_input_codec stg_codec_of(const char *name);
+size_t stg_stem_len(const char *name);
 /* store/rel + suffix (suffix may be NULL); -ENAMETOOLONG when it does not fit. */
 int stg_store_path(const pfs_staging *s, const char *rel, const char *suffix, char *buf,
 		   size_t n);

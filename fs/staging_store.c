@@ -11,6 +11,8 @@
  *   x.csv.done   the bytes of a file already published whose handle is
  *                still open (a dup'd descriptor); removed at release.
  *
+ * x.csv.progress (shown in staging/) exists while x.csv converts.
+ *
  * At mount, recovery (a thread of its own) gives every unclosed file an
  * .error, removes .done files, converts every closed staged file that has
  * no .error yet, and removes temporary files of publishing
@@ -32,31 +34,62 @@
 
 #define RECOVERY_MAX_DEPTH 64
 
-stg_type stg_type_of(const char *name)
+static const struct {
+	const char *ext;
+	stg_type t;
+	pq_input_codec codec;
+} exts[] = {
+	{".csv", STG_T_CSV, PQ_INPUT_PLAIN},
+	{".tsv", STG_T_TSV, PQ_INPUT_PLAIN},
+	{".schema", STG_T_SCHEMA, PQ_INPUT_PLAIN},
+	{".parquet", STG_T_PARQUET, PQ_INPUT_PLAIN},
+	{".csv.gz", STG_T_CSV, PQ_INPUT_GZIP},
+	{".tsv.gz", STG_T_TSV, PQ_INPUT_GZIP},
+	{".csv.zst", STG_T_CSV, PQ_INPUT_ZSTD},
+	{".tsv.zst", STG_T_TSV, PQ_INPUT_ZSTD},
+};
+
+/* The entry of exts that name ends with (a compressed one before its
+ * last part), or -1. A name is a stem and an extension: ".csv" alone has
+ * no stem, hidden names are never staged. */
+static int ext_of(const char *name)
 {
-	static const struct {
-		const char *ext;
-		stg_type t;
-	} exts[] = {
-		{".csv", STG_T_CSV},
-		{".tsv", STG_T_TSV},
-		{".schema", STG_T_SCHEMA},
-		{".parquet", STG_T_PARQUET},
-	};
-	const char *dot = strrchr(name, '.');
-	/* a name is a stem and an extension; ".csv" alone has no stem */
-	if (!dot || dot == name || name[0] == '.')
-		return STG_T_NONE;
-	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
-		if (!strcasecmp(dot, exts[i].ext))
-			return exts[i].t;
-	return STG_T_NONE;
+	size_t n = strlen(name);
+	if (name[0] == '.')
+		return -1;
+	int best = -1;
+	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		size_t k = strlen(exts[i].ext);
+		if (n > k && !strcasecmp(name + n - k, exts[i].ext) &&
+		    (best < 0 || k > strlen(exts[best].ext)))
+			best = (int)i;
+	}
+	return best;
 }
 
-size_t stg_error_base(const char *name)
+stg_type stg_type_of(const char *name)
 {
-	size_t n = strlen(name), k = strlen(STG_ERROR);
-	if (n <= k || strcmp(name + n - k, STG_ERROR))
+	int i = ext_of(name);
+	return i < 0 ? STG_T_NONE : exts[i].t;
+}
+
+pq_input_codec stg_codec_of(const char *name)
+{
+	int i = ext_of(name);
+	return i < 0 ? PQ_INPUT_PLAIN : exts[i].codec;
+}
+
+size_t stg_stem_len(const char *name)
+{
+	int i = ext_of(name);
+	return i < 0 ? strlen(name) : strlen(name) - strlen(exts[i].ext);
+}
+
+/* Length of the staged name a name with this suffix belongs to, or 0. */
+static size_t suffix_base(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+	if (n <= k || strcmp(name + n - k, suffix))
 		return 0;
 	char base[NAME_MAX + 1];
 	if (n - k > NAME_MAX)
@@ -64,6 +97,16 @@ size_t stg_error_base(const char *name)
 	memcpy(base, name, n - k);
 	base[n - k] = '\0';
 	return stg_type_of(base) != STG_T_NONE ? n - k : 0;
+}
+
+size_t stg_error_base(const char *name)
+{
+	return suffix_base(name, STG_ERROR);
+}
+
+size_t stg_progress_base(const char *name)
+{
+	return suffix_base(name, STG_PROGRESS);
 }
 
 int stg_store_path(const pfs_staging *s, const char *rel, const char *suffix, char *buf,
@@ -196,7 +239,8 @@ static void recover_markers(pfs_staging *s, const char *rel, DIR *d)
 		bool open_m = has_suffix(name, STG_MARK_OPEN);
 		bool done_m = has_suffix(name, STG_MARK_DONE);
 		bool err_tmp = has_suffix(name, STG_ERROR ".tmp");
-		if (!open_m && !done_m && !err_tmp)
+		bool prog = has_suffix(name, STG_PROGRESS) || has_suffix(name, STG_PROGRESS ".tmp");
+		if (!open_m && !done_m && !err_tmp && !prog)
 			continue;
 		char frel[PATH_MAX], p[PATH_MAX];
 		if (stg_join(rel, name, frel, sizeof frel) ||

@@ -42,6 +42,8 @@ static const struct fuse_opt pfs_opts[] = {
 	{"plaintext_footer", offsetof(pfs_options, plaintext_footer), 1},
 	PFS_OPT("encryption_algorithm=%s", encryption_algorithm_s),
 	PFS_OPT("aad_prefix=%s", aad_prefix),
+	PFS_OPT("delimiter=%s", delimiter_s),
+	PFS_OPT("replace=%s", replace_s),
 	FUSE_OPT_KEY("ro", KEY_RO),
 	/* fstab and mount(8) words that mean nothing to a FUSE daemon. */
 	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
@@ -121,6 +123,9 @@ void pfs_options_help(const char *prog)
 	       "    -o plaintext_footer    keep the footer readable (signed)\n"
 	       "    -o encryption_algorithm=gcm|gcm-ctr  (default gcm)\n"
 	       "    -o aad_prefix=TEXT     AAD prefix stored in written files\n"
+	       "    -o delimiter=C         a .csv's delimiter: , ; | or tab (default: detected)\n"
+	       "    -o replace=yes|no      no: an existing SOURCE/<name>.parquet is kept and\n"
+	       "                           the close fails with EEXIST (default yes: replaced)\n"
 	       "\n",
 	       prog);
 }

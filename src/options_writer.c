@@ -26,7 +26,8 @@ void pfs_options_free(pfs_options *o)
 		      &o->page_size_s, &o->data_page_version_s, &o->dictionary_s,
 		      &o->bloom_filter, &o->page_index_s, &o->crc_s, &o->bloom_fpp_s,
 		      &o->encrypt, &o->encrypt_columns, &o->encryption_algorithm_s,
-		      &o->aad_prefix, &o->source_abs, &o->index_dir_s, &o->index_dir};
+		      &o->aad_prefix, &o->source_abs, &o->index_dir_s, &o->index_dir,
+		      &o->delimiter_s, &o->replace_s};
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
 		free(*s[i]);
 		*s[i] = NULL;
@@ -92,6 +93,24 @@ static bool parse_onoff(const char *s, bool *out)
 			return true;
 		}
 	}
+	return false;
+}
+
+/* delimiter=: one of , ; | or the word tab (also comma, semicolon,
+ * pipe). An empty value is ',': `-o delimiter=,` reaches us as
+ * "delimiter=" because options are split at commas. */
+static bool parse_delimiter(const char *s, uint8_t *out)
+{
+	static const struct {
+		const char *word;
+		uint8_t c;
+	} d[] = {{"", ','}, {",", ','}, {";", ';'}, {"|", '|'}, {"tab", '\t'}, {"\t", '\t'},
+		 {"comma", ','}, {"semicolon", ';'}, {"pipe", '|'}};
+	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+		if (!strcasecmp(s, d[i].word)) {
+			*out = d[i].c;
+			return true;
+		}
 	return false;
 }
 
@@ -237,6 +256,18 @@ bool pfs_options_check_writer(pfs_options *o, char *msg, size_t msglen)
 			return false;
 		}
 		w->bloom_fpp = v;
+	}
+	if (o->delimiter_s && !parse_delimiter(o->delimiter_s, &o->delimiter)) {
+		snprintf(msg, msglen, "delimiter=%s: expected , ; | or tab", o->delimiter_s);
+		return false;
+	}
+	if (o->replace_s) {
+		bool yes;
+		if (!parse_onoff(o->replace_s, &yes)) {
+			snprintf(msg, msglen, "replace=%s: expected yes or no", o->replace_s);
+			return false;
+		}
+		o->no_replace = !yes;
 	}
 	if (o->bloom_filter) {
 		o->bloom_list = split_list(o->bloom_filter);
