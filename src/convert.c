@@ -2,7 +2,13 @@
  * code path as staging/ (pq_convert_csv) and the same writer options,
  * validated by the same code as the mount's (src/options_writer.c).
  *
- *   parquetfs-convert IN.csv|IN.tsv OUT.parquet [-o opt[,opt...]]
+ *   parquetfs-convert [-q] [-o opt[,opt...]] IN OUT
+ *
+ * IN is a .csv or .tsv, possibly gzip or zstd compressed (by its suffix,
+ * else by its magic), or `-` for standard input (spooled to an unlinked
+ * temporary file when two passes are needed); OUT may be `-` (standard
+ * output: written to an unlinked temporary file, then copied out, as the
+ * writer needs to seek). On a terminal a progress line goes to stderr.
  *
  * The output is written to a temporary file beside OUT, fsynced and renamed
  * over OUT (then the directory is fsynced), so OUT is either the old file
@@ -13,12 +19,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pfs_options.h"
@@ -31,12 +39,15 @@
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"usage: %s [-o opt[,opt...]] IN.csv|IN.tsv OUT.parquet\n"
+		"usage: %s [-q] [-o opt[,opt...]] IN OUT.parquet\n"
 		"\n"
 		"Converts a CSV (RFC 4180) or TSV file into a Parquet file, as a file copied\n"
-		"into a parquetfs staging/ folder is converted. Column types are inferred,\n"
-		"or taken from a sidecar schema (schema.txt syntax): -o schema=PATH, else\n"
-		"IN's name with .schema instead of .csv/.tsv when that file exists.\n"
+		"into a parquetfs staging/ folder is converted. IN is .csv or .tsv, also\n"
+		"gzip or zstd compressed (.csv.gz, .tsv.zst, ... or by its first bytes), or\n"
+		"- for standard input; OUT may be - for standard output. Column types are\n"
+		"inferred, or taken from a sidecar schema (schema.txt syntax): -o schema=PATH,\n"
+		"else IN's name with .schema instead of .csv/.tsv when that file exists.\n"
+		"On a terminal a progress line goes to stderr; -q silences it.\n"
 		"\n"
 		"options (as the mount's writer defaults):\n"
 		"    codec=NAME            uncompressed, snappy, gzip, brotli, zstd, lz4_raw\n"
@@ -51,7 +62,9 @@ static void usage(FILE *f, const char *prog)
 		"    page_index=on|off     (default on)\n"
 		"    crc=on|off            (default on)\n"
 		"    schema=PATH           sidecar schema\n"
-		"    format=csv|tsv        instead of IN's extension\n"
+		"    format=csv|tsv        instead of IN's extension (standard input: csv)\n"
+		"    delimiter=C           a CSV's delimiter: , ; | or tab (default: detected\n"
+		"                          from the first 20 records)\n"
 		"    key_file=PATH         keys (mode 600), as the mount's key_file=\n"
 		"    encrypt=KEYID         encrypt footer and columns with key KEYID\n"
 		"    encrypt_columns=COL:KEYID[;COL:KEYID]  per-column keys\n"
@@ -92,6 +105,7 @@ static bool set_option(cli *c, const char *item, char *msg, size_t msglen)
 		{"encrypt_columns", offsetof(pfs_options, encrypt_columns)},
 		{"encryption_algorithm", offsetof(pfs_options, encryption_algorithm_s)},
 		{"aad_prefix", offsetof(pfs_options, aad_prefix)},
+		{"delimiter", offsetof(pfs_options, delimiter_s)},
 	};
 	if (!strcmp(item, "plaintext_footer")) {
 		c->o.plaintext_footer = 1;
@@ -144,6 +158,33 @@ static bool has_ext(const char *path, const char *ext)
 {
 	size_t n = strlen(path), e = strlen(ext);
 	return n > e && !strcasecmp(path + n - e, ext);
+}
+
+/* 0 for a CSV name, 1 for TSV (.csv .tsv, also .gz and .zst: then
+ * *codec says which), -1 for neither; *stem: the length before it. A
+ * plain name leaves *codec AUTO (the file's magic decides). */
+static int name_kind(const char *path, pq_input_codec *codec, size_t *stem)
+{
+	static const struct {
+		const char *ext;
+		int kind;
+		pq_input_codec codec;
+	} x[] = {
+		{".csv.gz", 0, PQ_INPUT_GZIP}, {".tsv.gz", 1, PQ_INPUT_GZIP},
+		{".csv.zst", 0, PQ_INPUT_ZSTD}, {".tsv.zst", 1, PQ_INPUT_ZSTD},
+		{".csv", 0, PQ_INPUT_AUTO}, {".tsv", 1, PQ_INPUT_AUTO},
+	};
+	for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+		if (has_ext(path, x[i].ext)) {
+			*codec = x[i].codec;
+			*stem = strlen(path) - strlen(x[i].ext);
+			return x[i].kind;
+		}
+	if (has_ext(path, ".gz"))
+		*codec = PQ_INPUT_GZIP;
+	else if (has_ext(path, ".zst"))
+		*codec = PQ_INPUT_ZSTD;
+	return -1;
 }
 
 /* The whole file as a NUL-terminated string, or NULL (message in msg). */
@@ -205,48 +246,187 @@ static int fsync_dir(const char *path)
 	return r;
 }
 
-/* Converts into a temporary file beside out_path, then renames it. */
-static int convert(const char *in_path, const char *out_path, pq_csv_format format,
-		   const char *schema, const pq_write_options *wo)
+/* ---- progress on a terminal -------------------------------------------- */
+
+typedef struct tty_progress {
+	struct timespec start;
+	double last;
+	bool shown;
+} tty_progress;
+
+static double since(const struct timespec *t0)
 {
-	int in = open(in_path, O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
-		fprintf(stderr, "%s: %s\n", in_path, strerror(errno));
-		return 1;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* "412 MB of 1049 MB, 2710000 rows, 39%, 85 MB/s, 7 s left", four times a
+ * second, over itself (\r, then erase to the end of the line). */
+static void tty_show(void *ctx, const pq_convert_progress *p)
+{
+	tty_progress *t = ctx;
+	double el = since(&t->start);
+	if (el - t->last < 0.25)
+		return;
+	t->last = el;
+	t->shown = true;
+	double mb = 1024.0 * 1024.0, passes = p->passes > 0 ? p->passes : 1;
+	double done = (double)(p->pass - 1) * (double)p->bytes_total + (double)p->bytes_read;
+	double rate = el > 0 ? done / el : 0;
+	if (!p->bytes_total) {
+		fprintf(stderr, "\r%.0f MB, %llu rows, %.0f MB/s\033[K", (double)p->bytes_read / mb,
+			(unsigned long long)p->rows, rate / mb);
+		return;
 	}
-	char *dcopy = strdup(out_path), *bcopy = strdup(out_path);
+	double all = passes * (double)p->bytes_total;
+	double left = rate > 0 ? (all - done) / rate : 0;
+	fprintf(stderr, "\r%.0f MB of %.0f MB, %llu rows, %d%%, %.0f MB/s, %.0f s left\033[K",
+		(double)p->bytes_read / mb, (double)p->bytes_total / mb,
+		(unsigned long long)p->rows, (int)(100.0 * done / (all > 0 ? all : 1)), rate / mb,
+		left);
+}
+
+static void tty_clear(tty_progress *t)
+{
+	if (t->shown)
+		fputs("\r\033[K", stderr);
+	t->shown = false;
+}
+
+/* ---- standard input and output ----------------------------------------- */
+
+/* An unlinked temporary file in $TMPDIR (else /tmp), or -1. */
+static int anon_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd;
+#ifdef O_TMPFILE
+	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0)
+		return fd;
+#endif
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/parquetfs-convert.XXXXXX", dir) >= (int)sizeof path)
+		return -1;
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/* Copies all of in (from where it stands, read()) to out (write()). */
+static bool pump(int in, int out, bool positional, const char *what)
+{
+	static char buf[1 << 16];
+	off_t off = 0;
+	for (;;) {
+		ssize_t n = positional ? pread(in, buf, sizeof buf, off) : read(in, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "%s: %s\n", what, strerror(errno));
+			return false;
+		}
+		if (n == 0)
+			return true;
+		off += n;
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				fprintf(stderr, "%s: %s\n", what, strerror(errno));
+				return false;
+			}
+			done += w;
+		}
+	}
+}
+
+/* ---- the conversion ---------------------------------------------------- */
+
+/* Converts into a temporary file beside out_path, then renames it (or,
+ * for `-`, into an unlinked one copied to standard output). */
+static int convert(const char *in_path, const char *out_path, const pq_convert_input *ci,
+		   const char *schema, const pq_write_options *wo, bool quiet)
+{
+	bool from_stdin = !strcmp(in_path, "-"), to_stdout = !strcmp(out_path, "-");
+	int in;
+	if (from_stdin) {
+		/* a second pass (inference, delimiter detection) needs a file */
+		bool two = !schema || (ci->format == PQ_CSV_COMMA && !ci->delimiter);
+		in = STDIN_FILENO;
+		struct stat st;
+		if (two && !(fstat(in, &st) == 0 && S_ISREG(st.st_mode))) {
+			in = anon_file();
+			if (in < 0 || !pump(STDIN_FILENO, in, false, "standard input")) {
+				if (in < 0)
+					fprintf(stderr, "cannot make a temporary file in $TMPDIR: %s\n",
+						strerror(errno));
+				else
+					close(in);
+				return 1;
+			}
+		}
+	} else {
+		in = open(in_path, O_RDONLY | O_CLOEXEC);
+		if (in < 0) {
+			fprintf(stderr, "%s: %s\n", in_path, strerror(errno));
+			return 1;
+		}
+	}
 	char *tmp = NULL;
-	if (dcopy && bcopy) {
-		size_t len = strlen(out_path) + 64;
-		tmp = malloc(len);
-		if (tmp)
-			snprintf(tmp, len, "%s/.%s.tmp-XXXXXX", dirname(dcopy), basename(bcopy));
+	int out = -1;
+	if (to_stdout) {
+		out = anon_file();
+		if (out < 0)
+			fprintf(stderr, "cannot make a temporary file in $TMPDIR: %s\n", strerror(errno));
+	} else {
+		char *dcopy = strdup(out_path), *bcopy = strdup(out_path);
+		if (dcopy && bcopy) {
+			size_t len = strlen(out_path) + 64;
+			tmp = malloc(len);
+			if (tmp)
+				snprintf(tmp, len, "%s/.%s.tmp-XXXXXX", dirname(dcopy), basename(bcopy));
+		}
+		free(dcopy);
+		free(bcopy);
+		if (!tmp)
+			fprintf(stderr, "out of memory\n");
+		else if ((out = mkstemp(tmp)) < 0)
+			fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
 	}
-	free(dcopy);
-	free(bcopy);
-	if (!tmp) {
-		fprintf(stderr, "out of memory\n");
-		close(in);
-		return 1;
-	}
-	int out = mkstemp(tmp);
 	if (out < 0) {
-		fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
 		free(tmp);
-		close(in);
+		if (in != STDIN_FILENO)
+			close(in);
 		return 1;
 	}
 	char *ncopy = strdup(in_path);
+	pq_convert_input c2 = *ci;
+	tty_progress tp = {.last = 0};
+	clock_gettime(CLOCK_MONOTONIC, &tp.start);
+	if (!quiet && isatty(STDERR_FILENO)) {
+		c2.progress = tty_show;
+		c2.progress_ctx = &tp;
+	}
 	pq_error err;
 	pq_error_clear(&err);
-	pq_status st = ncopy ? pq_convert_csv(in, out, basename(ncopy), format, schema, wo, NULL, &err)
+	pq_status st = ncopy ? pq_convert_csv_ex(in, out, from_stdin ? "stdin" : basename(ncopy), &c2,
+						 schema, wo, NULL, &err)
 			     : pq_fail(&err, PQ_ENOMEM, "out of memory");
+	tty_clear(&tp);
 	free(ncopy);
-	close(in);
+	if (in != STDIN_FILENO)
+		close(in);
 	int rc = 0;
 	if (st != PQ_OK) {
 		fprintf(stderr, "%s\n", err.msg);
 		rc = 1;
+	} else if (to_stdout) {
+		rc = pump(out, STDOUT_FILENO, true, "standard output") ? 0 : 1;
 	} else {
 		mode_t mask = umask(0);
 		umask(mask);
@@ -255,9 +435,13 @@ static int convert(const char *in_path, const char *out_path, pq_csv_format form
 			rc = 1;
 		}
 	}
-	if (close(out) != 0 && rc == 0) {
+	if (close(out) != 0 && rc == 0 && !to_stdout) {
 		fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
 		rc = 1;
+	}
+	if (to_stdout) {
+		free(tmp);
+		return rc;
 	}
 	if (rc == 0 && rename(tmp, out_path) != 0) {
 		fprintf(stderr, "%s: %s\n", out_path, strerror(errno));
@@ -331,6 +515,7 @@ int main(int argc, char **argv)
 	size_t npos = 0;
 	char msg[512];
 	int rc = 2;
+	bool quiet = false;
 	char *schema = NULL;
 	pq_write_keys keys;
 	memset(&keys, 0, sizeof keys);
@@ -345,6 +530,10 @@ int main(int argc, char **argv)
 			printf("%s %s\n", prog, PACKAGE_VERSION);
 			rc = 0;
 			goto done;
+		}
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = true;
+			continue;
 		}
 		if (!strcmp(a, "-o") || !strncmp(a, "-o", 2)) {
 			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
@@ -376,27 +565,33 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, msg);
 		goto done;
 	}
-	pq_csv_format format;
 	const char *in = pos[0];
-	if (c.format ? !strcasecmp(c.format, "csv") : has_ext(in, ".csv"))
-		format = PQ_CSV_COMMA;
-	else if (c.format ? !strcasecmp(c.format, "tsv") : has_ext(in, ".tsv"))
-		format = PQ_CSV_TAB;
+	bool from_stdin = !strcmp(in, "-");
+	pq_convert_input ci = {.delimiter = c.o.delimiter, .codec = PQ_INPUT_AUTO};
+	size_t stem = 0;
+	int kind = from_stdin ? -1 : name_kind(in, &ci.codec, &stem);
+	if (c.format ? !strcasecmp(c.format, "csv") : from_stdin || kind == 0)
+		ci.format = PQ_CSV_COMMA;
+	else if (c.format ? !strcasecmp(c.format, "tsv") : kind == 1)
+		ci.format = PQ_CSV_TAB;
 	else {
 		fprintf(stderr, "%s: %s: %s\n", prog, c.format ? c.format : in,
-			c.format ? "format must be csv or tsv" : "expected a .csv or .tsv file "
-			"(or -o format=csv|tsv)");
+			c.format ? "format must be csv or tsv" : "expected a .csv or .tsv file, "
+			"maybe .gz or .zst (or -o format=csv|tsv)");
+		goto done;
+	}
+	if (isatty(STDOUT_FILENO) && !strcmp(pos[1], "-")) {
+		fprintf(stderr, "%s: not writing Parquet bytes to a terminal\n", prog);
 		goto done;
 	}
 	/* The sidecar: -o schema=PATH, else IN.schema beside IN. */
 	const char *spath = c.schema_path;
 	char *guess = NULL;
-	if (!spath) {
-		size_t n = strlen(in);
-		guess = malloc(n + 8);
-		if (guess && (has_ext(in, ".csv") || has_ext(in, ".tsv"))) {
-			memcpy(guess, in, n - 4);
-			strcpy(guess + n - 4, ".schema");
+	if (!spath && kind >= 0) {
+		guess = malloc(stem + 8);
+		if (guess) {
+			memcpy(guess, in, stem);
+			strcpy(guess + stem, ".schema");
 			if (access(guess, F_OK) == 0)
 				spath = guess;
 		}
@@ -425,7 +620,7 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto done;
 	}
-	rc = convert(in, pos[1], format, schema, &wo);
+	rc = convert(in, pos[1], &ci, schema, &wo, quiet);
 done:
 	pq_write_keys_free(&keys);
 	pq_keyring_free(kr);
