@@ -16,6 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+#include <zstd.h>
+
 #include "pq_convert.h"
 #include "csv/pq_csv.h"
 #include "pq_schema.h"
@@ -638,6 +641,135 @@ START_TEST(test_value_quote)
 }
 END_TEST
 
+/* ---- input: delimiter detection, gzip / zstd blocks --------------------------- */
+
+static char detect(const char *text)
+{
+	int fd = tmpfd_with(text, strlen(text));
+	pq_csv_input in;
+	pq_error err;
+	ck_assert_int_eq(pq_csv_input_open(&in, fd, "x.csv", PQ_INPUT_AUTO, 0, &err), PQ_OK);
+	uint8_t d = 0;
+	ck_assert_int_eq(pq_csv_detect_delimiter(&in, &d, &err), PQ_OK);
+	pq_csv_input_free(&in);
+	close(fd);
+	return (char)d;
+}
+
+START_TEST(test_input_delimiter)
+{
+	ck_assert_int_eq(detect("a,b\n1,2\n"), ',');
+	ck_assert_int_eq(detect("a;b\n1;2\n"), ';');
+	ck_assert_int_eq(detect("a|b|c\n1|2|3\n"), '|');
+	ck_assert_int_eq(detect("a\tb\n1\t2\n"), '\t');
+	/* both split evenly: the first in the order , ; | tab */
+	ck_assert_int_eq(detect("a;b,c\n1;2,3\n"), ',');
+	/* quotes respected: the ; inside a quoted field does not count */
+	ck_assert_int_eq(detect("a;b\n1;\"x;y\"\n\"p,q\";2\n"), ';');
+	/* one column, or no delimiter splits evenly: , */
+	ck_assert_int_eq(detect("a\n1\n"), ',');
+	ck_assert_int_eq(detect("a;b\n1;2;3\n"), ',');
+	ck_assert_int_eq(detect(""), ',');
+	/* only the first 20 records count */
+	char text[400] = "";
+	for (int i = 0; i < 20; i++)
+		strcat(text, "x;y\n");
+	strcat(text, "1;2;3\n");
+	ck_assert_int_eq(detect(text), ';');
+	/* a quoted newline inside the first records */
+	ck_assert_int_eq(detect("a|b\n\"l1\nl2\"|2\n"), '|');
+}
+END_TEST
+
+static size_t gz(const char *text, uint8_t *out, size_t cap)
+{
+	z_stream z = {0};
+	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (Bytef *)(uintptr_t)text;
+	z.avail_in = (uInt)strlen(text);
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	size_t n = cap - z.avail_out;
+	deflateEnd(&z);
+	return n;
+}
+
+/* The whole (decompressed) content of fd, or "ERR <message>". */
+static const char *read_all(int fd, pq_input_codec codec, uint64_t max_out)
+{
+	pq_csv_input in;
+	pq_error err;
+	tok_out.len = 0;
+	pq_status st = pq_csv_input_open(&in, fd, "x.csv.gz", codec, max_out, &err);
+	for (int pass = 0; st == PQ_OK && pass < 2; pass++) {
+		tok_out.len = 0;
+		if (pass)
+			st = pq_csv_input_rewind(&in, &err);
+		uint8_t buf[7]; /* small blocks: many calls */
+		size_t got = 1;
+		while (st == PQ_OK && got) {
+			st = pq_csv_input_read(&in, buf, sizeof buf, &got, &err);
+			pq_buf_append(&tok_out, buf, got);
+		}
+	}
+	if (st != PQ_OK) {
+		tok_out.len = 0;
+		pq_buf_printf(&tok_out, "ERR %s", err.msg);
+	}
+	pq_csv_input_free(&in);
+	pq_buf_putc(&tok_out, '\0');
+	return (const char *)tok_out.p;
+}
+
+START_TEST(test_input_gzip_zstd)
+{
+	uint8_t packed[4096];
+	const char *a = "id,name\n1,alice\n", *b = "2,bob\n";
+	size_t n = gz(a, packed, sizeof packed);
+	n += gz(b, packed + n, sizeof packed - n); /* two members: cat a.gz b.gz */
+	int fd = tmpfd_with((const char *)packed, n);
+	ck_assert_str_eq(read_all(fd, PQ_INPUT_AUTO, 0), "id,name\n1,alice\n2,bob\n");
+	ck_assert_str_eq(read_all(fd, PQ_INPUT_GZIP, 0), "id,name\n1,alice\n2,bob\n");
+	/* the cap on decompressed bytes */
+	ck_assert_str_eq(read_all(fd, PQ_INPUT_GZIP, 10),
+			 "ERR x.csv.gz: decompresses to more than 10 bytes (the cap for a file of "
+			 "its size; a likely decompression bomb)");
+	close(fd);
+	/* truncated: the stream ends inside a member */
+	fd = tmpfd_with((const char *)packed, n - 5);
+	ck_assert_str_eq(read_all(fd, PQ_INPUT_AUTO, 0),
+			 "ERR x.csv.gz: gzip: the file ends inside a compressed member");
+	close(fd);
+	/* a .gz that is not gzip */
+	fd = tmpfd_with("id\n1\n", 5);
+	ck_assert_str_eq(read_all(fd, PQ_INPUT_AUTO, 0), "id\n1\n");
+	ck_assert(strstr(read_all(fd, PQ_INPUT_GZIP, 0), "ERR x.csv.gz: gzip: "));
+	close(fd);
+	/* zstd: two frames */
+	const char *text = "a\tb\n1\t2\n";
+	size_t zn = ZSTD_compress(packed, sizeof packed, text, strlen(text), 3);
+	ck_assert(!ZSTD_isError(zn));
+	size_t zn2 = ZSTD_compress(packed + zn, sizeof packed - zn, "3\t4\n", 4, 19);
+	ck_assert(!ZSTD_isError(zn2));
+	fd = tmpfd_with((const char *)packed, zn + zn2);
+	ck_assert_str_eq(read_all(fd, PQ_INPUT_AUTO, 0), "a\tb\n1\t2\n3\t4\n");
+	close(fd);
+	fd = tmpfd_with((const char *)packed, zn - 3);
+	ck_assert_str_eq(read_all(fd, PQ_INPUT_ZSTD, 0),
+			 "ERR x.csv.gz: zstd: the file ends inside a compressed frame");
+	close(fd);
+	/* a pipe: read once, never rewound */
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], "x,y\n", 4), 4);
+	close(p[1]);
+	ck_assert_str_eq(read_all(p[0], PQ_INPUT_AUTO, 0),
+			 "ERR x.csv.gz: a pipe cannot be read twice");
+	close(p[0]);
+}
+END_TEST
+
 int main(void)
 {
 	pq_arena_init(&ty_arena, 0);
@@ -649,6 +781,8 @@ int main(void)
 	tcase_add_test(tc, test_tok_errors);
 	tcase_add_test(tc, test_tok_tsv);
 	tcase_add_test(tc, test_tok_long_fields);
+	tcase_add_test(tc, test_input_delimiter);
+	tcase_add_test(tc, test_input_gzip_zstd);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("inference");
 	tcase_add_test(tc, test_infer_bool_int);
