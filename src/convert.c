@@ -267,7 +267,7 @@ static void tty_show(void *ctx, const pq_convert_progress *p)
 {
 	tty_progress *t = ctx;
 	double el = since(&t->start);
-	if (el - t->last < 0.25)
+	if (el - t->last < 0.25 && !p->finished)
 		return;
 	t->last = el;
 	t->shown = true;
@@ -406,7 +406,7 @@ static int convert(const char *in_path, const char *out_path, const pq_convert_i
 	}
 	char *ncopy = strdup(in_path);
 	pq_convert_input c2 = *ci;
-	tty_progress tp = {.last = 0};
+	tty_progress tp = {.last = -1}; /* the first block shows at once */
 	clock_gettime(CLOCK_MONOTONIC, &tp.start);
 	if (!quiet && isatty(STDERR_FILENO)) {
 		c2.progress = tty_show;
@@ -417,7 +417,10 @@ static int convert(const char *in_path, const char *out_path, const pq_convert_i
 	pq_status st = ncopy ? pq_convert_csv_ex(in, out, from_stdin ? "stdin" : basename(ncopy), &c2,
 						 schema, wo, NULL, &err)
 			     : pq_fail(&err, PQ_ENOMEM, "out of memory");
-	tty_clear(&tp);
+	if (st == PQ_OK && tp.shown)
+		fputc('\n', stderr); /* the last line stays: how long it took */
+	else
+		tty_clear(&tp);
 	free(ncopy);
 	if (in != STDIN_FILENO)
 		close(in);

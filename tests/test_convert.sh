@@ -3,8 +3,11 @@
 # inferred type, NULLs, unicode, quoted newlines, TSV, a sidecar schema and
 # 0 rows are converted, and DuckDB (an independent reader, scripts/duckdb-sql)
 # must read our Parquet with the same types and values as it reads the CSV
-# itself with those types. Bad inputs must exit non-zero with the exact error
-# line and leave no output (an existing output file stays as it was).
+# itself with those types; also each delimiter (detected and given), gzip and
+# zstd inputs (by suffix and by magic), standard input and output. Bad inputs
+# must exit non-zero with the exact error line and leave no output (an
+# existing output file stays as it was). The progress line shows on a
+# terminal (script(1)) and -q silences it.
 #
 # Exit 0 pass, 77 skip (no node/npm for DuckDB), 1 fail.
 set -u
@@ -162,6 +165,58 @@ types=$(awk 'BEGIN { for (c = 1; c <= 300; c++) printf "%sc%d:%s", (c > 1 ? "," 
 cols=$(awk 'BEGIN { for (c = 1; c <= 300; c++) printf "%s\x27c%d\x27:\x27%s\x27", (c > 1 ? "," : ""), c, (c % 3 == 0 ? "VARCHAR" : c % 3 == 1 ? "BIGINT" : "DOUBLE") }')
 compare "300 columns" wide.parquet "read_csv('wide.csv', header=true, auto_detect=false, delim=',', quote='\"', escape='\"', columns={$(printf "$cols")})" "$types"
 
+# ---- delimiters, gzip / zstd, standard input and output (issue 14) ---------------
+# one table written with each delimiter; the delimiter is detected (and given)
+DCOLS="columns={'id':'BIGINT','name':'VARCHAR','score':'DOUBLE','day':'DATE'}"
+for d in , ';' '|' tab; do
+	c=$d; [ "$d" = tab ] && c=$'\t'
+	f=delim_$([ "$d" = tab ] && echo tab || printf '%d' "'$d").csv
+	printf 'id%sname%sscore%sday\n1%s"x%sy, ""z"""%s1.5%s2024-01-02\n2%s"l1\nl2"%s%s1999-12-31\n3%s%s-2e3%s\n' \
+		"$c" "$c" "$c" "$c" "$c" "$c" "$c" "$c" "$c" "$c" "$c" "$c" "$c" >"$f"
+	"$BIN" "$f" "$f.parquet" || fail "$f: exit $?"
+	compare "delimiter $d detected" "$f.parquet" \
+		"read_csv('$f', header=true, auto_detect=false, delim='$c', quote='\"', escape='\"', $DCOLS)" \
+		"id:BIGINT,name:VARCHAR,score:DOUBLE,day:DATE"
+	"$BIN" -o "delimiter=$d" "$f" "$f.given.parquet" || fail "$f -o delimiter=$d: exit $?"
+	compare "delimiter=$d given" "$f.given.parquet" \
+		"read_csv('$f', header=true, auto_detect=false, delim='$c', quote='\"', escape='\"', $DCOLS)" \
+		"id:BIGINT,name:VARCHAR,score:DOUBLE,day:DATE"
+done
+BASE="read_csv('infer.csv', header=true, allow_quoted_nulls=false, auto_detect=false,
+	  delim=',', quote='\"', escape='\"', new_line='\\n', null_padding=false,
+	  columns={'b':'BOOLEAN','i':'BIGINT','d':'DOUBLE','dt':'DATE','ts':'TIMESTAMP',
+	           'tsz':'TIMESTAMPTZ','tsn':'TIMESTAMP_NS','s':'VARCHAR','zip':'VARCHAR',
+	           'big':'BIGINT','mix':'DOUBLE','nulls':'VARCHAR','column_13':'VARCHAR'})"
+BTYPES="b:BOOLEAN,i:BIGINT,d:DOUBLE,dt:DATE,ts:TIMESTAMP,tsz:TIMESTAMP WITH TIME ZONE,tsn:TIMESTAMP_NS,s:VARCHAR,zip:VARCHAR,big:BIGINT,mix:DOUBLE,nulls:VARCHAR,column_13:VARCHAR"
+gzip -c infer.csv >infer.csv.gz
+"$BIN" infer.csv.gz gz.parquet || fail "infer.csv.gz: exit $?"
+compare "gzip input (.csv.gz)" gz.parquet "$BASE" "$BTYPES"
+cp infer.csv.gz gz_magic.csv
+"$BIN" gz_magic.csv gzm.parquet || fail "gzip by magic: exit $?"
+compare "gzip input by its magic (.csv name)" gzm.parquet "$BASE" "$BTYPES"
+if command -v zstd >/dev/null; then
+	zstd -q -c infer.csv >infer.csv.zst
+	"$BIN" infer.csv.zst zst.parquet || fail "infer.csv.zst: exit $?"
+	compare "zstd input (.csv.zst)" zst.parquet "$BASE" "$BTYPES"
+	zstd -q -c t.tsv >t.tsv.zst
+	"$BIN" t.tsv.zst tz.parquet || fail "t.tsv.zst: exit $?"
+	compare "zstd TSV (.tsv.zst)" tz.parquet \
+		"read_csv('t_as.csv', header=true, allow_quoted_nulls=false, auto_detect=false,
+		  delim=',', quote='\"', escape='\"', columns={'k':'BIGINT','s':'VARCHAR','n':'BIGINT'})" \
+		"k:BIGINT,s:VARCHAR,n:BIGINT"
+else
+	echo "note: no zstd command: the .zst inputs are not checked here (test_csv covers them)"
+fi
+# standard input (spooled: types are inferred) and standard output
+cat infer.csv | "$BIN" - - >stdio.parquet || fail "- -: exit $?"
+compare "stdin to stdout" stdio.parquet "$BASE" "$BTYPES"
+gzip -c infer.csv | "$BIN" - gzstdin.parquet || fail "gzip on stdin: exit $?"
+compare "gzip on stdin (by magic)" gzstdin.parquet "$BASE" "$BTYPES"
+# a sidecar and a given delimiter: read once, straight from the pipe
+cat side.csv | "$BIN" -o schema=side.schema,delimiter=, - - >sidepipe.parquet || fail "sidecar from a pipe: exit $?"
+cmp -s sidepipe.parquet side.parquet && ok "sidecar from a pipe: the same bytes as from the file" ||
+	fail "sidecar from a pipe differs from side.parquet"
+
 }
 [ $HAVE_DUCK = 1 ] && interop
 
@@ -220,6 +275,25 @@ cp keep.parquet kept.parquet
 "$BIN" ragged.csv keep.parquet 2>/dev/null && fail "ragged.csv over keep.parquet: exit 0"
 cmp -s kept.parquet keep.parquet && ok "failed conversion leaves the old file" ||
 	fail "failed conversion changed the existing file"
+
+# ---- progress on a terminal, -q, standard input errors (issue 14) ----------------
+printf 'a,b\n1,2\n' >small.csv
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+	got=$(script -qec "'$BIN' small.csv small.parquet" /dev/null 2>&1)
+	case "$got" in *"rows, 100%"*) ok "progress line on a terminal" ;;
+		*) fail "no progress line on a terminal: $(printf '%s' "$got" | od -c | head -3)" ;; esac
+	got=$(script -qec "'$BIN' -q small.csv small.parquet" /dev/null 2>&1)
+	[ -z "$got" ] && ok "-q: no progress line" || fail "-q still writes: $got"
+else
+	echo "note: no script(1): the progress line on a terminal is not checked"
+fi
+"$BIN" small.csv small.parquet 2>prog.err && [ ! -s prog.err ] && ok "no progress line when stderr is a file" ||
+	fail "stderr not a terminal: $(cat prog.err)"
+printf 'a,b\n1,2\n3\n' | "$BIN" - - >/dev/null 2>stdin.err
+[ $? = 1 ] && [ "$(cat stdin.err)" = 'stdin: line 3, column 2 (b): missing (the line has 1 field, the header 2)' ] &&
+	ok "stdin: the error names stdin" || fail "stdin error: $(cat stdin.err)"
+gzip -c small.csv | head -c 20 >trunc.csv.gz
+bad "truncated gzip" 'trunc.csv.gz: gzip: the file ends inside a compressed member' trunc.csv.gz
 
 # ---- empty strings ("" is an empty value, not NULL) -----------------------------
 # Only empty strings in a column (so a buffer of string bytes never grows),

@@ -609,6 +609,7 @@ static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text
 		stats->bytes_in = c->in.raw_off;
 	if (ip->progress) {
 		c->prog.bytes_read = c->in.raw_off;
+		c->prog.finished = true;
 		ip->progress(ip->progress_ctx, &c->prog);
 	}
 	return PQ_OK;

@@ -43,6 +43,7 @@ typedef struct pq_convert_progress {
 	uint64_t bytes_total;  /* the file's size; 0 when unknown (a pipe) */
 	uint64_t rows;         /* rows parsed for writing so far */
 	int pass, passes;
+	bool finished;         /* the last call: everything written */
 } pq_convert_progress;
 
 /* The input of pq_convert_csv_ex. */
