@@ -9,6 +9,10 @@
 #   existing file unchanged), EINVAL for other extensions, -o ro,
 #   -o staging= and writer options, kill -9 mid-conversion and while a
 #   writer is open, then a remount. DuckDB (scripts/duckdb-sql) compares values when available.
+#   Issue 14: .csv.gz / .tsv.zst, delimiter detection and -o delimiter=, an
+#   empty CSV (EINVAL), a corrupt .parquet (full verify), control bytes in a
+#   name (escaped in the log), -o replace=no (EEXIST), a failed write (the
+#   close fails with its errno), kill -9 in close() (fdatasync), .progress.
 #
 # Makes its own files (parquetfs-convert); needs no ../shared.
 # Exit 0 pass, 77 skip (no /dev/fuse, fusermount3 or python3; or everything
@@ -345,6 +349,43 @@ mv "$M/staging/sub" "$M/staging/sub2" 2>/dev/null && fail "rename inside staging
 touch "$M/nope.csv" 2>/dev/null && fail "creating outside staging/ succeeded"
 ok "names"
 
+# ---- issue 14: compressed inputs, delimiters, an empty file, a corrupt .parquet ---
+gzip -c "$IN/people2.csv" > "$IN/gz.csv.gz"
+cp "$IN/gz.csv.gz" "$M/staging/" || fail "cp of a .csv.gz: $(cat "$M/staging/gz.csv.gz.error" 2>/dev/null)"
+same "$M/gz.parquet/data.csv" "$IN/people2.csv" || fail "gz.csv.gz is not published as gz.parquet"
+[ -e "$M/staging/gz.csv.gz" ] && fail "gz.csv.gz still staged after its conversion"
+if command -v zstd >/dev/null; then
+	zstd -q -c "$IN/people.tsv" > "$IN/zs.TSV.zst"
+	cp "$IN/zs.TSV.zst" "$M/staging/" || fail "cp of a .TSV.zst: $(cat "$M/staging/zs.TSV.zst.error" 2>/dev/null)"
+	same "$M/zs.parquet/data.csv" "$IN/people_tsv.csv" || fail "zs.TSV.zst is not published as zs.parquet"
+fi
+printf 'not gzip\n' > "$IN/fake.csv.gz"
+cp "$IN/fake.csv.gz" "$M/staging/" 2>/dev/null && fail "a .csv.gz that is not gzip was accepted"
+error_says "$M/staging/fake.csv.gz.error" "fake.csv.gz" "gzip"
+rm -f "$M/staging/fake.csv.gz" "$M/staging/fake.csv.gz.error"
+printf 'a;b\n1;"x;y"\n2;z\n' > "$IN/semi.csv"
+cp "$IN/semi.csv" "$M/staging/" || fail "cp of a semicolon CSV"
+same "$M/semi.parquet/data.csv" <(printf 'a,b\n1,x;y\n2,z\n') ||
+	fail "semicolon CSV: data.csv is $(head -c 100 "$M/semi.parquet/data.csv")"
+: > "$IN/empty.csv"
+bad_case "an empty CSV" bad.csv "$IN/empty.csv" "bad.csv" "empty file"
+grep -q "Invalid argument" "$WORK/cp.err" || fail "empty CSV: cp says $(cat "$WORK/cp.err")"
+python3 - "$AP" "$IN/corrupt.parquet" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[34] ^= 0xff  # inside the first dictionary page: its CRC and its data break, the footer reads
+open(sys.argv[2], "wb").write(d)
+PY
+bad_case "a .parquet that verify.txt fails" bad.parquet "$IN/corrupt.parquet" "bad.parquet" "CRC"
+rm -f "$M/staging/bad.parquet" "$M/staging/bad.parquet.error" "$M/staging/bad.csv" "$M/staging/bad.csv.error"
+# control bytes of a SOURCE directory's name never reach a log line raw
+mkdir "$S/ctl"$'\n'"dir"
+cp "$IN/people2.csv" "$M/staging/ctl"$'\n'"dir/ctlgood.csv" || fail "cp into a directory with a newline in its name"
+sleep 0.2
+grep -q '^dir/ctlgood' "$WORK/daemon.log" && fail "a newline in a name split a log line: $(grep -B1 '^dir/ctlgood' "$WORK/daemon.log")"
+grep -qF 'ctl\x0adir/ctlgood.csv' "$WORK/daemon.log" || fail "the log does not show the name escaped"
+ok "compressed inputs, delimiter detection, empty CSV, corrupt .parquet, control bytes"
+
 # ---- a listing never shows temporary or store files -----------------------------
 ls -A "$M" | grep -q '^\.' && fail "hidden names in the mount root: $(ls -A "$M")"
 umount_fs "$M"
@@ -380,6 +421,60 @@ if mount_fs "$M2" -o staging=inbox,codec=snappy,row_group_rows=2,bloom_filter=id
 	umount_fs "$M2"
 fi
 
+# ---- issue 14: -o replace=no, -o delimiter= ---------------------------------------
+M4=$WORK/m4
+if mount_fs "$M4" -o "replace=no,delimiter=;" "$S"; then
+	cp "$S/people.parquet" "$WORK/people.keep"
+	cp "$IN/people2.csv" "$M4/staging/people.csv" 2>"$WORK/cp.err" && fail "replace=no: cp over an existing file succeeded"
+	grep -q "File exists" "$WORK/cp.err" || fail "replace=no: cp says $(cat "$WORK/cp.err")"
+	error_says "$M4/staging/people.csv.error" "people.csv" "replace=no"
+	cmp -s "$S/people.parquet" "$WORK/people.keep" || fail "replace=no: people.parquet changed"
+	rm -f "$M4/staging/people.csv" "$M4/staging/people.csv.error"
+	printf 'a,b;c\n1,2;3\n' > "$IN/forced.csv"
+	cp "$IN/forced.csv" "$M4/staging/" || fail "replace=no: cp of a new name"
+	grep -qF "optional int64 c;" "$M4/forced.parquet/schema.txt" &&
+		[ "$(grep -c optional "$M4/forced.parquet/schema.txt")" = 2 ] ||
+		fail "delimiter=; not applied: $(cat "$M4/forced.parquet/schema.txt")"
+	ok "-o replace=no, -o delimiter=;"
+	umount_fs "$M4"
+fi
+# a failed write (EFBIG under a file size limit, as ENOSPC would) fails the close
+M5=$WORK/m5; mkdir -p "$M5"
+( trap '' XFSZ; ulimit -f 256; exec "$BIN" -f "$S" "$M5" ) 2>>"$WORK/daemon.log" &
+MNTS+=("$M5"); PIDS+=($!)
+for i in $(seq 100); do mountpoint -q "$M5" && break; sleep 0.1; done
+if mountpoint -q "$M5"; then
+	python3 - "$M5" <<'PY' || fail "a failed write"
+import errno, os, sys
+m = sys.argv[1]
+fd = os.open(os.path.join(m, "staging", "efbig.csv"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+line = b"".join(b"%d,some text %d\n" % (i, i) for i in range(4000))
+failed = None
+for _ in range(50):
+    try:
+        os.write(fd, line)
+    except OSError as e:
+        failed = e.errno
+        break
+if failed is None:
+    sys.exit("no write failed under ulimit -f 256")
+try:
+    os.close(fd)
+    sys.exit("close after a failed write succeeded")
+except OSError as e:
+    if e.errno != failed:
+        sys.exit(f"close: {e}, the write failed with {os.strerror(failed)}")
+if os.path.exists(os.path.join(m, "efbig.parquet")):
+    sys.exit("a file was published after a failed write")
+PY
+	error_says "$M5/staging/efbig.csv.error" "efbig.csv" "write failed"
+	rm -f "$M5/staging/efbig.csv" "$M5/staging/efbig.csv.error"
+	ok "a failed write fails the close, nothing published"
+	umount_fs "$M5"
+else
+	fail "mount under ulimit -f did not come up"
+fi
+
 # ---- kill -9: mid-conversion, and with a writer still open ------------------------
 ROWS=${PFS_TEST_BIG_ROWS:-2000000}
 python3 - "$IN/big.csv" "$ROWS" <<'PY'
@@ -403,6 +498,51 @@ PY
 	writer=$!
 	for i in $(seq 50); do [ -f "$S/.parquetfs/staging/open.csv" ] && break; sleep 0.1; done
 	sleep 0.3
+	# issue 14: a writer whose close() is under way when the daemon is
+	# killed (every write returned; the daemon syncs the staged bytes, a
+	# slow fdatasync): the remount must convert it as a closed file. It
+	# writes now, closes on a thread once "go" exists, and kills the daemon
+	# 10 ms into that close (on today's code the kill lands in fdatasync).
+	head -n 600001 "$IN/big.csv" > "$IN/closing.csv"
+	rm -f "$WORK/go"
+	case $(uname -m) in x86_64) nr=3 ;; aarch64) nr=57 ;; *) nr="" ;; esac  # close(2)
+	python3 - "$M3" "$IN/closing.csv" "$WORK/go" "$(pid_of "$M3")" "$nr" <<'PY' &
+import os, signal, sys, threading, time
+m, src, go, pid, nr = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+fd = os.open(os.path.join(m, "staging", "closing.csv"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+data = open(src, "rb").read()
+while data:
+    data = data[os.write(fd, data[:1 << 20]):]
+end = time.time() + 120
+while not os.path.exists(go) and time.time() < end:
+    time.sleep(0.005)
+tid = []
+def close():
+    tid.append(threading.get_native_id())
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+threading.Thread(target=close, daemon=True).start()
+# once the thread waits in close(2) the daemon has the request: give it
+# 10 ms to start on it (today's code then sits in fdatasync for longer)
+end = time.time() + (2 if nr else 0)
+while time.time() < end:
+    try:
+        with open(f"/proc/self/task/{tid[0]}/syscall") as f:
+            if f.read().split(" ", 1)[0] == nr:
+                break
+    except (OSError, IndexError):
+        pass
+    time.sleep(0.0005)
+time.sleep(0.01)
+os.kill(pid, signal.SIGKILL)
+PY
+	closer=$!
+	for i in $(seq 600); do
+		[ "$(stat -c %s "$S/.parquetfs/staging/closing.csv" 2>/dev/null)" = "$(stat -c %s "$IN/closing.csv")" ] && break
+		sleep 0.05
+	done
 	cp "$IN/big.csv" "$M3/staging/people.csv" 2>/dev/null &
 	cpid=$!
 	seen=""
@@ -416,6 +556,12 @@ PY
 		kill -0 $cpid 2>/dev/null || break
 		sleep 0.01
 	done
+	if [ -n "$seen" ]; then
+		touch "$WORK/go"   # the closer closes and kills the daemon
+		wait $closer 2>/dev/null
+	else
+		kill $closer 2>/dev/null; wait $closer 2>/dev/null
+	fi
 	kill9_fs "$M3"
 	wait $cpid 2>/dev/null && [ -n "$seen" ] && fail "cp succeeded although the daemon was killed"
 	kill $writer 2>/dev/null; wait $writer 2>/dev/null
@@ -426,14 +572,31 @@ PY
 		[ -f "$S/.parquetfs/staging/people.csv" ] || fail "the staged CSV was lost"
 		if mount_fs "$M3" "$S"; then
 			ls -A "$M3" | grep -q 'tmp-' && fail "a temporary file is visible after the remount"
+			prog=""
 			for i in $(seq 600); do
+				[ -e "$M3/staging/people.csv.progress" ] &&
+					prog=$(cat "$M3/staging/people.csv.progress" 2>/dev/null || echo "$prog")
 				cmp -s "$S/people.parquet" "$WORK/people.before" || break
 				sleep 0.1
 			done
+			sleep 0.2
+			if [ -n "$prog" ]; then
+				echo "$prog" | grep -Eqx '[0-9]+ MB of [0-9]+ MB, [0-9]+ rows, [0-9]+%' ||
+					fail "people.csv.progress: '$prog'"
+				[ -e "$M3/staging/people.csv.progress" ] && fail "people.csv.progress stays after the conversion"
+			elif [ "$ROWS" -ge 1000000 ]; then
+				fail "no staging/people.csv.progress seen during a conversion of $ROWS rows"
+			fi
 			n=$(wc -l < "$M3/people.parquet/data.csv")
 			[ "$n" -eq $((ROWS + 1)) ] || fail "after the remount people.parquet has $n lines, want $((ROWS + 1))"
 			[ -e "$M3/staging/people.csv" ] && fail "people.csv still staged after its reconversion"
 			no_tmp "$S" "after the remount"
+			for i in $(seq 600); do [ -e "$S/closing.parquet" ] && break; sleep 0.1; done
+			[ -e "$S/closing.parquet" ] ||
+				fail "killed in close(), closing.csv was not converted after the remount: $(cat "$M3/staging/closing.csv.error" 2>/dev/null)"
+			sleep 0.2
+			[ -e "$M3/staging/closing.csv.error" ] && fail "closing.csv.error: $(cat "$M3/staging/closing.csv.error")"
+			[ -e "$M3/staging/closing.csv" ] && fail "closing.csv still staged after its conversion"
 			error_says "$M3/staging/open.csv.error" "open.csv" "never closed"
 			[ -f "$M3/staging/open.csv" ] || fail "the unclosed open.csv is not in staging/"
 			[ -e "$S/open.parquet" ] && fail "the unclosed open.csv was published"
