@@ -423,19 +423,31 @@ fi
 
 # ---- issue 14: -o replace=no, -o delimiter= ---------------------------------------
 M4=$WORK/m4
-if mount_fs "$M4" -o "replace=no,delimiter=;" "$S"; then
+printf 'key kf: "0123456789abcdef"\nkey kc: "fedcba9876543210"\n' > "$WORK/k.txt"
+chmod 600 "$WORK/k.txt"
+if mount_fs "$M4" -o "replace=no,delimiter=;,key_file=$WORK/k.txt,encrypt=kf,encrypt_columns=c:kc,plaintext_footer" "$S"; then
 	cp "$S/people.parquet" "$WORK/people.keep"
 	cp "$IN/people2.csv" "$M4/staging/people.csv" 2>"$WORK/cp.err" && fail "replace=no: cp over an existing file succeeded"
 	grep -q "File exists" "$WORK/cp.err" || fail "replace=no: cp says $(cat "$WORK/cp.err")"
 	error_says "$M4/staging/people.csv.error" "people.csv" "replace=no"
 	cmp -s "$S/people.parquet" "$WORK/people.keep" || fail "replace=no: people.parquet changed"
 	rm -f "$M4/staging/people.csv" "$M4/staging/people.csv.error"
-	printf 'a,b;c\n1,2;3\n' > "$IN/forced.csv"
+	printf 'a,b;c\n1,2;3\n' > "$IN/forced.csv"   # columns "a,b" and c
 	cp "$IN/forced.csv" "$M4/staging/" || fail "replace=no: cp of a new name"
 	grep -qF "optional int64 c;" "$M4/forced.parquet/schema.txt" &&
 		[ "$(grep -c optional "$M4/forced.parquet/schema.txt")" = 2 ] ||
 		fail "delimiter=; not applied: $(cat "$M4/forced.parquet/schema.txt")"
-	ok "-o replace=no, -o delimiter=;"
+	# the mount's encryption options: a signed plaintext footer (PAR1 at
+	# both ends) whatever column keys are given, read back with the keys
+	[ "$(head -c 4 "$S/forced.parquet")" = PAR1 ] && [ "$(tail -c 4 "$S/forced.parquet")" = PAR1 ] ||
+		fail "plaintext_footer: magic $(head -c 4 "$S/forced.parquet") ... $(tail -c 4 "$S/forced.parquet")"
+	tail -n 1 "$M4/forced.parquet/verify.txt" | grep -qx OK || fail "plaintext_footer: verify.txt: $(tail -n 2 "$M4/forced.parquet/verify.txt")"
+	same "$M4/forced.parquet/data.csv" <(printf '"a,b",c\n"1,2",3\n') ||
+		fail "plaintext_footer: data.csv is $(head -c 80 "$M4/forced.parquet/data.csv")"
+	grep -q 'encryption_algorithm' "$M4/forced.parquet/metadata.json" 2>/dev/null ||
+		grep -rqs 'AES_GCM' "$M4/forced.parquet/metadata.txt" ||
+		fail "plaintext_footer: no encryption_algorithm in the footer"
+	ok "-o replace=no, -o delimiter=;, encryption with a plaintext footer"
 	umount_fs "$M4"
 fi
 # a failed write (EFBIG under a file size limit, as ENOSPC would) fails the close
