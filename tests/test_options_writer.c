@@ -101,12 +101,43 @@ static void refused(const char *name, const char *value, const char *want)
 		       : !strcmp(name, "data_page_version") ? &o.data_page_version_s
 		       : !strcmp(name, "crc") ? &o.crc_s
 		       : !strcmp(name, "bloom_filter") ? &o.bloom_filter
+		       : !strcmp(name, "delimiter") ? &o.delimiter_s
+		       : !strcmp(name, "replace") ? &o.replace_s
 		       : &o.bloom_fpp_s;
 	*field = strdup(value);
 	ck_assert_msg(!check(&o), "%s=%s accepted", name, value);
 	ck_assert_msg(strstr(msg, want), "%s=%s: %s", name, value, msg);
 	pfs_options_free(&o);
 }
+
+/* delimiter= and replace= (issue 14): the words and characters, an empty
+ * value is a comma (what `-o delimiter=,` leaves after the split). */
+START_TEST(test_delimiter_replace)
+{
+	static const struct {
+		const char *v;
+		uint8_t c;
+	} d[] = {{",", ','}, {";", ';'}, {"|", '|'}, {"tab", '\t'}, {"TAB", '\t'},
+		 {"", ','}, {"semicolon", ';'}, {"pipe", '|'}, {"comma", ','}};
+	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+		pfs_options o;
+		pfs_options_init(&o);
+		o.delimiter_s = strdup(d[i].v);
+		ck_assert_msg(check(&o), "delimiter=%s: %s", d[i].v, msg);
+		ck_assert_int_eq(o.delimiter, d[i].c);
+		pfs_options_free(&o);
+	}
+	pfs_options o;
+	pfs_options_init(&o);
+	ck_assert(check(&o));
+	ck_assert_int_eq(o.delimiter, 0); /* detected */
+	ck_assert(!o.no_replace);         /* replaced by default */
+	o.replace_s = strdup("no");
+	ck_assert(check(&o));
+	ck_assert(o.no_replace);
+	pfs_options_free(&o);
+}
+END_TEST
 
 START_TEST(test_bad_values_refused)
 {
@@ -118,6 +149,9 @@ START_TEST(test_bad_values_refused)
 	refused("crc", "maybe", "crc=maybe: expected on or off");
 	refused("bloom_filter", "a;;b", "bloom_filter=a;;b: expected COLUMN");
 	refused("bloom_fpp", "1", "bloom_fpp=1: expected a probability");
+	refused("delimiter", ":", "delimiter=:: expected , ; | or tab");
+	refused("delimiter", ",,", "delimiter=,,: expected , ; | or tab");
+	refused("replace", "maybe", "replace=maybe: expected yes or no");
 	pfs_options o;
 	pfs_options_init(&o);
 	o.codec_s = strdup("snappy");
@@ -135,6 +169,7 @@ int main(void)
 	tcase_add_test(tc, test_defaults_are_the_core_defaults);
 	tcase_add_test(tc, test_values_map);
 	tcase_add_test(tc, test_bad_values_refused);
+	tcase_add_test(tc, test_delimiter_replace);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
