@@ -11,7 +11,7 @@
 
 #include "pfs.h"
 
-#define LOG_LINE_MAX 2048
+#define LOG_LINE_MAX 4096 /* a path and a message; escaped up to 4x */
 
 size_t pfs_escape_line(const char *in, char *out, size_t outlen)
 {
@@ -38,7 +38,7 @@ size_t pfs_escape_line(const char *in, char *out, size_t outlen)
 
 void pfs_log(int priority, const char *fmt, ...)
 {
-	char raw[LOG_LINE_MAX], line[LOG_LINE_MAX];
+	char raw[LOG_LINE_MAX], line[LOG_LINE_MAX * 2];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof raw, fmt, ap);
