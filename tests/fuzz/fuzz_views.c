@@ -1,6 +1,7 @@
 /* Every view of a file, as fs/ renders them (fs/kinds.c, fs/content.c,
  * fs/stream.c, fs/size_pass.c), without FUSE: the one place the fuzz
  * targets, the allocation-failure test and test_robustness share. */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <stdlib.h>
@@ -51,6 +52,16 @@ static void note(fuzz_log *log, uint64_t key, pq_status st, const pq_buf *out)
 	o->oom = out ? out->oom : false;
 	o->len = out ? out->len : 0;
 	o->digest = out && out->p ? digest(out->p, out->len) : 0;
+}
+
+/* verify.txt reports what failed in its text, memory too: such a report
+ * is an error outcome (PQ_ENOMEM), not a different rendering. */
+static pq_status in_band(const pq_buf *out)
+{
+	return out->p && (memmem(out->p, out->len, "no memory", 9) ||
+			  memmem(out->p, out->len, "out of memory", 13))
+		       ? PQ_ENOMEM
+		       : PQ_OK;
 }
 
 static void rows(pq_file *f, uint32_t rg, pq_row_format fmt, fuzz_log *log)
@@ -175,7 +186,7 @@ void fuzz_views(pq_file *f, fuzz_log *log)
 	note(log, key_of(V_META_JSON, 0, 0, 0), PQ_OK, &out);
 	out.len = 0;
 	pq_text_verify(f, &out);
-	note(log, key_of(V_VERIFY, 0, 0, 0), PQ_OK, &out);
+	note(log, key_of(V_VERIFY, 0, 0, 0), in_band(&out), &out);
 	out.len = 0;
 	pq_text_csv_header(f, &out);
 	note(log, key_of(V_CSV_HEADER, 0, 0, 0), PQ_OK, &out);
@@ -209,9 +220,20 @@ void fuzz_views(pq_file *f, fuzz_log *log)
 	pq_file_sizes *s;
 	pq_status st = pq_file_measure(f, &o, &s, &err);
 	if (st == PQ_OK) {
+		/* A chunk that could not be measured is that chunk's error, not
+		 * the pass's: record it as one. */
+		for (size_t i = 0; i < (size_t)s->num_row_groups * s->num_columns; i++)
+			if (s->chunks[i].status != PQ_OK && st == PQ_OK)
+				st = s->chunks[i].status;
 		uint64_t v[3] = {s->csv, s->jsonl, s->verify};
-		pq_buf sz = {(uint8_t *)v, sizeof v, sizeof v, false};
-		note(log, key_of(V_SIZES, 0, 0, 0), st, &sz);
+		for (unsigned i = 0; i < 3; i++) {
+			pq_buf sz = {(uint8_t *)&v[i], sizeof v[i], sizeof v[i], false};
+			pq_buf vt = {s->verify_text, s->verify, s->verify, false};
+			pq_status vst = i == 2 && s->verify_text ? in_band(&vt) : PQ_OK;
+			if (v[i] == PQ_SIZE_FAILED) /* the size pass's own "failed" */
+				vst = PQ_EIO;
+			note(log, key_of(V_SIZES, 0, 0, i), st != PQ_OK ? st : vst, &sz);
+		}
 		pq_file_sizes_free(s);
 	} else {
 		note(log, key_of(V_SIZES, 0, 0, 0), st, NULL);
