@@ -12,16 +12,8 @@
 #include "pq_io.h"
 #include "pq_sizes.h"
 
-/* View kinds, the high byte of an outcome's key. */
-enum {
-	V_OPEN = 1, V_SCHEMA, V_META, V_META_JSON, V_VERIFY, V_CSV_HEADER, V_ROWS_CSV,
-	V_ROWS_JSONL, V_RG_META, V_RG_META_JSON, V_CHUNK_META, V_CHUNK_META_JSON,
-	V_COLUMN_INDEX, V_OFFSET_INDEX, V_BLOOM, V_BLOOM_BITSET, V_LAYOUT, V_PAGE_HEADER,
-	V_PAGE_HEADER_JSON, V_PAGE_BODY, V_PAGE_CRC, V_DICT, V_PAGE_DECODE, V_VALUES,
-	V_LEVELS, V_SUMMARY, V_SIZES
-};
 
-static uint64_t key_of(unsigned kind, uint32_t rg, uint32_t col, uint32_t page)
+uint64_t fuzz_key(unsigned kind, uint32_t rg, uint32_t col, uint32_t page)
 {
 	return (uint64_t)kind << 56 ^ (uint64_t)(rg & 0xffffff) << 32 ^
 	       (uint64_t)(col & 0xffff) << 16 ^ (page & 0xffff);
@@ -77,7 +69,7 @@ static void rows(pq_file *f, uint32_t rg, pq_row_format fmt, fuzz_log *log)
 			st = pq_row_reader_next(r, 64 * 1024, &out, &done, &err);
 		pq_row_reader_free(r);
 	}
-	note(log, key_of(fmt == PQ_ROWS_CSV ? V_ROWS_CSV : V_ROWS_JSONL, rg, 0, 0), st, &out);
+	note(log, fuzz_key(fmt == PQ_ROWS_CSV ? V_ROWS_CSV : V_ROWS_JSONL, rg, 0, 0), st, &out);
 	pq_buf_free(&out);
 }
 
@@ -90,31 +82,33 @@ static void page(pq_file *f, const pq_chunk_layout *l, const pq_page_info *pi, u
 	pq_error_clear(&err);
 	pq_buf out = PQ_BUF_INIT;
 	pq_status st = pq_text_page_header(f, l, pi, &out, &err);
-	note(log, key_of(V_PAGE_HEADER, rg, col, p), st, &out);
+	note(log, fuzz_key(V_PAGE_HEADER, rg, col, p), st, &out);
 	out.len = 0;
 	st = pq_json_page_header(f, l, pi, &out, &err);
-	note(log, key_of(V_PAGE_HEADER_JSON, rg, col, p), st, &out);
+	note(log, fuzz_key(V_PAGE_HEADER_JSON, rg, col, p), st, &out);
 	uint8_t *body = NULL;
 	size_t blen = 0;
 	st = pq_page_body(f, l, pi, &body, &blen, &err);
 	pq_buf b = {body, blen, blen, false};
-	note(log, key_of(V_PAGE_BODY, rg, col, p), st, st == PQ_OK ? &b : NULL);
+	note(log, fuzz_key(V_PAGE_BODY, rg, col, p), st, st == PQ_OK ? &b : NULL);
 	free(body);
 	pq_crc_state crc;
 	uint32_t computed;
 	st = pq_page_crc(f, pi, &crc, &computed, &err);
-	note(log, key_of(V_PAGE_CRC, rg, col, p), st == PQ_OK ? (pq_status)(crc << 8) : st, NULL);
+	if (st == PQ_OK && crc == PQ_CRC_MISMATCH)
+		st = PQ_ECHECKSUM;
+	note(log, fuzz_key(V_PAGE_CRC, rg, col, p), st, NULL);
 	pq_page_data *pd;
 	st = pq_page_decode(f, l, pi, dict, &pd, &err);
-	note(log, key_of(V_PAGE_DECODE, rg, col, p), st, NULL);
+	note(log, fuzz_key(V_PAGE_DECODE, rg, col, p), st, NULL);
 	if (st == PQ_OK) {
 		out.len = 0;
 		pq_text_page_values(f, col, pd, &out);
-		note(log, key_of(V_VALUES, rg, col, p), PQ_OK, &out);
+		note(log, fuzz_key(V_VALUES, rg, col, p), PQ_OK, &out);
 		if (pq_column_has_levels(f, col)) {
 			out.len = 0;
 			pq_text_page_levels(pd, &out);
-			note(log, key_of(V_LEVELS, rg, col, p), PQ_OK, &out);
+			note(log, fuzz_key(V_LEVELS, rg, col, p), PQ_OK, &out);
 		}
 		pq_page_data_unref(pd);
 	}
@@ -129,22 +123,22 @@ static void chunk(pq_file *f, uint32_t rg, uint32_t col, fuzz_log *log)
 	pq_error_clear(&err);
 	pq_buf out = PQ_BUF_INIT;
 	pq_text_chunk_metadata(f, rg, col, &out);
-	note(log, key_of(V_CHUNK_META, rg, col, 0), PQ_OK, &out);
+	note(log, fuzz_key(V_CHUNK_META, rg, col, 0), PQ_OK, &out);
 	out.len = 0;
 	pq_json_chunk_metadata(f, rg, col, &out);
-	note(log, key_of(V_CHUNK_META_JSON, rg, col, 0), PQ_OK, &out);
+	note(log, fuzz_key(V_CHUNK_META_JSON, rg, col, 0), PQ_OK, &out);
 	out.len = 0;
 	pq_status st = pq_text_column_index(f, rg, col, &out, &err);
-	note(log, key_of(V_COLUMN_INDEX, rg, col, 0), st, &out);
+	note(log, fuzz_key(V_COLUMN_INDEX, rg, col, 0), st, &out);
 	out.len = 0;
 	st = pq_text_offset_index(f, rg, col, &out, &err);
-	note(log, key_of(V_OFFSET_INDEX, rg, col, 0), st, &out);
+	note(log, fuzz_key(V_OFFSET_INDEX, rg, col, 0), st, &out);
 	out.len = 0;
 	st = pq_text_bloom_filter(f, rg, col, &out, &err);
-	note(log, key_of(V_BLOOM, rg, col, 0), st, &out);
+	note(log, fuzz_key(V_BLOOM, rg, col, 0), st, &out);
 	out.len = 0;
 	st = pq_bloom_filter_bitset(f, rg, col, &out, &err);
-	note(log, key_of(V_BLOOM_BITSET, rg, col, 0), st, &out);
+	note(log, fuzz_key(V_BLOOM_BITSET, rg, col, 0), st, &out);
 	(void)pq_chunk_has_column_index(f, rg, col);
 	(void)pq_chunk_has_offset_index(f, rg, col);
 	(void)pq_chunk_has_bloom_filter(f, rg, col);
@@ -152,13 +146,13 @@ static void chunk(pq_file *f, uint32_t rg, uint32_t col, fuzz_log *log)
 
 	pq_chunk_layout *l;
 	st = pq_chunk_layout_load(f, rg, col, &l, &err);
-	note(log, key_of(V_LAYOUT, rg, col, 0), st, NULL);
+	note(log, fuzz_key(V_LAYOUT, rg, col, 0), st, NULL);
 	if (st != PQ_OK)
 		return;
 	pq_page_data *dict = NULL;
 	if (l->dict) {
 		st = pq_page_decode(f, l, l->dict, NULL, &dict, &err);
-		note(log, key_of(V_DICT, rg, col, 0), st, NULL);
+		note(log, fuzz_key(V_DICT, rg, col, 0), st, NULL);
 		if (st != PQ_OK)
 			dict = NULL;
 		else
@@ -177,28 +171,28 @@ void fuzz_views(pq_file *f, fuzz_log *log)
 	pq_file_set_page_budget(f, FUZZ_PAGE_BUDGET);
 	pq_buf out = PQ_BUF_INIT;
 	pq_text_schema(f, &out);
-	note(log, key_of(V_SCHEMA, 0, 0, 0), PQ_OK, &out);
+	note(log, fuzz_key(V_SCHEMA, 0, 0, 0), PQ_OK, &out);
 	out.len = 0;
 	pq_text_file_metadata(f, &out);
-	note(log, key_of(V_META, 0, 0, 0), PQ_OK, &out);
+	note(log, fuzz_key(V_META, 0, 0, 0), PQ_OK, &out);
 	out.len = 0;
 	pq_json_file_metadata(f, &out);
-	note(log, key_of(V_META_JSON, 0, 0, 0), PQ_OK, &out);
+	note(log, fuzz_key(V_META_JSON, 0, 0, 0), PQ_OK, &out);
 	out.len = 0;
 	pq_text_verify(f, &out);
-	note(log, key_of(V_VERIFY, 0, 0, 0), in_band(&out), &out);
+	note(log, fuzz_key(V_VERIFY, 0, 0, 0), in_band(&out), &out);
 	out.len = 0;
 	pq_text_csv_header(f, &out);
-	note(log, key_of(V_CSV_HEADER, 0, 0, 0), PQ_OK, &out);
+	note(log, fuzz_key(V_CSV_HEADER, 0, 0, 0), PQ_OK, &out);
 
 	uint32_t nrg = pq_file_num_row_groups(f), ncol = pq_file_num_columns(f);
 	for (uint32_t rg = 0; rg < nrg; rg++) {
 		out.len = 0;
 		pq_text_row_group_metadata(f, rg, &out);
-		note(log, key_of(V_RG_META, rg, 0, 0), PQ_OK, &out);
+		note(log, fuzz_key(V_RG_META, rg, 0, 0), PQ_OK, &out);
 		out.len = 0;
 		pq_json_row_group_metadata(f, rg, &out);
-		note(log, key_of(V_RG_META_JSON, rg, 0, 0), PQ_OK, &out);
+		note(log, fuzz_key(V_RG_META_JSON, rg, 0, 0), PQ_OK, &out);
 		rows(f, rg, PQ_ROWS_CSV, log);
 		rows(f, rg, PQ_ROWS_JSONL, log);
 		for (uint32_t c = 0; c < ncol; c++)
@@ -207,7 +201,7 @@ void fuzz_views(pq_file *f, fuzz_log *log)
 	for (uint32_t c = 0; c < ncol; c++) {
 		out.len = 0;
 		pq_status st = pq_text_column_summary(f, c, &out, &err);
-		note(log, key_of(V_SUMMARY, 0, c, 0), st, &out);
+		note(log, fuzz_key(V_SUMMARY, 0, c, 0), st, &out);
 	}
 	pq_buf_free(&out);
 
@@ -232,11 +226,11 @@ void fuzz_views(pq_file *f, fuzz_log *log)
 			pq_status vst = i == 2 && s->verify_text ? in_band(&vt) : PQ_OK;
 			if (v[i] == PQ_SIZE_FAILED) /* the size pass's own "failed" */
 				vst = PQ_EIO;
-			note(log, key_of(V_SIZES, 0, 0, i), st != PQ_OK ? st : vst, &sz);
+			note(log, fuzz_key(V_SIZES, 0, 0, i), st != PQ_OK ? st : vst, &sz);
 		}
 		pq_file_sizes_free(s);
 	} else {
-		note(log, key_of(V_SIZES, 0, 0, 0), st, NULL);
+		note(log, fuzz_key(V_SIZES, 0, 0, 0), st, NULL);
 	}
 }
 
@@ -247,13 +241,13 @@ pq_status fuzz_file_bytes(const uint8_t *p, size_t n, const pq_keyring *keys, fu
 	pq_source *src;
 	pq_status st = pq_source_mem_new(p, n, false, &src, &err);
 	if (st != PQ_OK) {
-		note(log, key_of(V_OPEN, 0, 0, 0), st, NULL);
+		note(log, fuzz_key(V_OPEN, 0, 0, 0), st, NULL);
 		return st;
 	}
 	pq_file *f = NULL;
 	st = pq_file_open(src, "fuzz.parquet", keys, &f, &err);
 	pq_source_unref(src);
-	note(log, key_of(V_OPEN, 0, 0, 0), st, NULL);
+	note(log, fuzz_key(V_OPEN, 0, 0, 0), st, NULL);
 	if (st != PQ_OK)
 		return st;
 	fuzz_views(f, log);

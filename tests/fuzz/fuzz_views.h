@@ -12,6 +12,19 @@
 #include "pq_error.h"
 #include "pq_file.h"
 
+/* View kinds: the high byte of an outcome's key (fuzz_key). */
+enum {
+	V_OPEN = 1, V_SCHEMA, V_META, V_META_JSON, V_VERIFY, V_CSV_HEADER, V_ROWS_CSV,
+	V_ROWS_JSONL, V_RG_META, V_RG_META_JSON, V_CHUNK_META, V_CHUNK_META_JSON,
+	V_COLUMN_INDEX, V_OFFSET_INDEX, V_BLOOM, V_BLOOM_BITSET, V_LAYOUT, V_PAGE_HEADER,
+	V_PAGE_HEADER_JSON, V_PAGE_BODY, V_PAGE_CRC, V_DICT, V_PAGE_DECODE, V_VALUES,
+	V_LEVELS, V_SUMMARY, V_SIZES
+};
+
+/* An outcome's key: the view kind, its row group, column and page. */
+uint64_t fuzz_key(unsigned kind, uint32_t rg, uint32_t col, uint32_t page);
+#define FUZZ_KIND(key) ((unsigned)((key) >> 56))
+
 /* One view's outcome: which view, its status, whether its output ran out
  * of memory, and a digest of its bytes. */
 typedef struct fuzz_outcome {
