@@ -266,7 +266,8 @@ MNT, SECS = sys.argv[1], float(sys.argv[2])
 FILES = ["alltypes_tiny_pages.parquet", "nested_structs.rust.parquet",
          "overflow_i16_page_cnt.parquet", "delta_binary_packed.parquet",
          "byte_stream_split_extended.gzip.parquet", "nested_lists.snappy.parquet",
-         "data_index_bloom_encoding_stats.parquet", "datapage_v2.snappy.parquet"]
+         "data_index_bloom_encoding_stats.parquet", "datapage_v2.snappy.parquet",
+         "alltypes_dictionary.parquet"]
 
 
 def entries():
@@ -333,6 +334,8 @@ def worker(i, ents, refs, q):
 
 
 ents = entries()
+if not ents:
+    sys.exit("concurrency: none of the files to read is in the mount")
 refs = {e: readall(e) for e in ents}
 q = multiprocessing.Queue()
 ps = [multiprocessing.Process(target=worker, args=(i, ents, refs, q)) for i in range(8)]
