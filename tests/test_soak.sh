@@ -7,7 +7,7 @@
 # replaced must read as a single-threaded read did before the soak.
 #
 # Files: made by parquetfs-convert (no ../shared needed).
-# Env: PFS_SOAK_SECONDS (default 30; scripts/soak runs it for minutes),
+# Env: PFS_SOAK_SECONDS (default 15; scripts/soak runs it for minutes),
 #      PFS_SOAK_ROUNDS (mounts, default 3), PFS_SOAK_RSS_MB (the budget,
 #      default 256 plain, 768 under the sanitizers).
 # Exit 0 pass, 77 skip (no FUSE or python3), 1 fail.
@@ -16,7 +16,7 @@ WORK_NAME=pfs-soak
 . "$(dirname "$0")/mount_lib.sh"
 CONV=$top_builddir/src/parquetfs-convert
 [ -x "$CONV" ] || { echo "FAIL: no parquetfs-convert at $CONV"; exit 1; }
-SECS=${PFS_SOAK_SECONDS:-30}
+SECS=${PFS_SOAK_SECONDS:-15}
 ROUNDS=${PFS_SOAK_ROUNDS:-3}
 CACHE=16M
 if ldd "$BIN" 2>/dev/null | grep -q libasan; then RSS_MB=${PFS_SOAK_RSS_MB:-768}; else RSS_MB=${PFS_SOAK_RSS_MB:-256}; fi
@@ -133,7 +133,9 @@ def stager(k):
         i += 1
         name = f"st{k}_{i}"
         try:
-            shutil.copy(os.path.join(WORK, "in", "stage.csv"), os.path.join(MNT, "staging", name + ".csv"))
+            # copyfile, not copy: the file is published (and gone from staging/)
+            # at close, before a chmod could follow
+            shutil.copyfile(os.path.join(WORK, "in", "stage.csv"), os.path.join(MNT, "staging", name + ".csv"))
         except OSError as e:
             problem(f"staging {name}: {e}")
             time.sleep(0.5)
