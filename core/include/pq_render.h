@@ -106,6 +106,7 @@ typedef struct pq_render_sizes {
 	uint64_t csv;        /* PQ_MODE_CSV */
 	uint64_t json;       /* PQ_MODE_JSON */
 	uint64_t json_empty; /* values whose JSON text is empty (a row shows `null`) */
+	bool oom;            /* a value could not be rendered to be counted: no sizes */
 } pq_render_sizes;
 
 /* Adds to *sum the lengths pq_render_value gives values [first, first +

@@ -531,5 +531,7 @@ void pq_json_file_encryption(const pq_file *f, pq_buf *out)
 	while (tmp.len && tmp.p[tmp.len - 1] == '\n')
 		tmp.len--;
 	pq_buf_append(out, tmp.p, tmp.len);
+	if (tmp.oom) /* the indented copy is short: so is the view */
+		out->oom = true;
 	pq_buf_free(&tmp);
 }

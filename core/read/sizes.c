@@ -409,16 +409,24 @@ pq_status pq_file_measure(const pq_file *f, const pq_sizes_options *opt, pq_file
 		s->rg_csv[r] = s->rg_jsonl[r] = PQ_SIZE_FAILED;
 	if ((st = find_shared(f, p.w, n, ncol)) != PQ_OK || (st = run_pass(&p, n)) != PQ_OK)
 		goto done;
+	/* A header or verify text cut short by memory is no size: the pass
+	 * fails (checked before pq_buf_take, which clears the flag). */
 	totals(&p, &buf);
+	st = PQ_ENOMEM;
+	if (buf.oom)
+		goto done;
 	buf.len = 0;
-	if (verify_text(&p, &buf)) {
+	bool verified = verify_text(&p, &buf);
+	if (buf.oom)
+		goto done;
+	if (verified) {
 		s->verify = buf.len;
 		if (opt && opt->keep_verify_text)
 			s->verify_text = pq_buf_take(&buf, NULL);
 	} else {
 		s->verify = PQ_SIZE_FAILED;
 	}
-	st = buf.oom ? PQ_ENOMEM : PQ_OK;
+	st = PQ_OK;
 done:
 	for (size_t i = 0; p.w && i < n; i++)
 		pq_verify_chunk_free(&p.w[i].verify);

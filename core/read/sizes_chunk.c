@@ -94,6 +94,12 @@ static void measure_page(page_ctx *c, uint32_t page, const pq_page_data *pd)
 			i++;
 		}
 	}
+	if (rs.oom) { /* counted short: as a page that did not decode */
+		c->page_failed = true;
+		c->w->rows_ok = false;
+		fail(c->cs, PQ_ENOMEM, "no memory to measure a page");
+		return;
+	}
 	pq_page_sizes *ps = &c->cs->pages[page];
 	ps->values = rs.values + v + 3 * (uint64_t)nulls;
 	ps->levels = c->levels ? levels_len(leaf, pd) : 0;

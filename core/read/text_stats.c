@@ -419,9 +419,14 @@ pq_status pq_text_column_summary(const pq_file *f, uint32_t col, pq_buf *out, pq
 		}
 		pq_error perr = {0};
 		int64_t dp, yp;
-		if (chunk_pages(f, rg, col, m, &dp, &yp, &perr) == PQ_OK) {
+		pq_status pst = chunk_pages(f, rg, col, m, &dp, &yp, &perr);
+		if (pst == PQ_OK) {
 			sum_add(&data_pages, true, dp);
 			sum_add(&dict_pages, true, yp);
+		} else if (pst == PQ_ENOMEM) {
+			/* not the file's fault: an error, never `unknown` */
+			*err = perr;
+			return PQ_ENOMEM;
 		} else {
 			data_pages.known = dict_pages.known = false;
 		}
@@ -447,6 +452,8 @@ pq_status pq_text_column_summary(const pq_file *f, uint32_t col, pq_buf *out, pq
 		put_escaped(out, "logical_type", ann.p, ann.len);
 	else
 		pq_buf_puts(out, "logical_type: none\n");
+	if (ann.oom)
+		out->oom = true;
 	pq_buf_free(&ann);
 	const char *rep = pq_repetition_name(leaf->node->repetition);
 	pq_buf_printf(out, "repetition: %s\n", rep ? rep : "?");

@@ -336,6 +336,7 @@ void pq_render_measure(const pq_render_type *t, const pq_values *v, size_t first
 		for (size_t i = first; i < end; i++)
 			measure_one(t, v, i, &scratch, &s);
 	}
+	sum->oom |= scratch.oom;
 	pq_buf_free(&scratch);
 	sum->values += s.values;
 	sum->csv += s.csv;

@@ -203,6 +203,10 @@ static void set_bound(pq_buf *b, const void *p, size_t n)
  * encoding work. */
 static void offer(pq_wstats *s, pq_sort_order o, const uint8_t *p, size_t n)
 {
+	/* A bound that could not be stored (out of memory) is lost: the page's
+	 * statistics fail with PQ_ENOMEM at pq_wstats_bounds, never compare. */
+	if (s->min.oom || s->max.oom)
+		return;
 	if (!s->has) {
 		set_bound(&s->min, p, n);
 		set_bound(&s->max, p, n);
@@ -344,7 +348,9 @@ void pq_wstats_merge(pq_wstats *into, pq_sort_order o, const pq_wstats *from)
 	into->nulls += from->nulls;
 	into->values += from->values;
 	into->nan_seen = into->nan_seen || from->nan_seen;
-	if (!from->has)
+	if (from->min.oom || from->max.oom)
+		into->min.oom = true;
+	if (!from->has || into->min.oom || into->max.oom)
 		return;
 	if (!into->has) {
 		set_bound(&into->min, from->min.p, from->min.len);
@@ -366,6 +372,10 @@ static void bound_out(const pq_wstats *s, pq_sort_order o, bool is_max, pq_buf *
 	const pq_buf *b = is_max ? &s->max : &s->min;
 	out->len = 0;
 	*exact = true;
+	if (s->min.oom || s->max.oom) {
+		out->oom = true;
+		return;
+	}
 	if (o == PQ_ORDER_FLOAT16 || o == PQ_ORDER_FLOAT || o == PQ_ORDER_DOUBLE) {
 		size_t w = fixed_width(o);
 		double d = load_float(b->p, w);
