@@ -558,7 +558,7 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		r.pf = NULL;
 		rc = open_handle(fs, h, fi);
 		if (rc == 0 && !h->pf->f && !pfs_kind_info(h->n->key.kind)->without_file)
-			rc = -EIO;
+			rc = h->pf->status == PQ_EKEY ? -EACCES : -EIO;
 	}
 	if (rc) {
 		r.pf = h ? h->pf : r.pf;

@@ -136,6 +136,12 @@ static pq_status open_blocks(aruna *a, uint64_t b, uint64_t count, uint8_t *out,
 		if (st == PQ_OK) {
 			done += got;
 			atomic_fetch_add(&a->blocks_opened, 1);
+		} else if (st == PQ_EAUTH && b + i > 0 && b + i + 1 == a->nblocks &&
+			   block_len(a, b + i) < PQ_ARUNA_BLOCK) {
+			/* the blocks before it opened with this key: a cut file */
+			pq_fail(err, PQ_EAUTH, "block %" PRIu64 " (byte %" PRIu64 ") failed authentication: "
+				"the file ends %zu bytes into it (truncated?) or it is damaged", b + i,
+				block_off(b + i), block_len(a, b + i));
 		}
 	}
 	free(raw);
