@@ -353,10 +353,13 @@ static int x_chunk(const pfs_kctx *c, uint64_t *off, uint64_t *len)
 /* The whole source file, as the pq_file reads it. */
 static int x_file(const pfs_kctx *c, uint64_t *off, uint64_t *len)
 {
-	if (!c->pf->f) /* a container that did not open: EACCES without its key */
+	/* A container that opened serves its plaintext even when that is not
+	 * Parquet; one that did not fails (EACCES without its key). */
+	bool plain = c->pf->f || (c->pf->io && pq_aruna_is(c->pf->io));
+	if (!plain)
 		return st_rc(c->pf->status == PQ_EKEY ? PQ_EKEY : PQ_EIO);
 	*off = 0;
-	*len = pq_source_size(pq_file_source(c->pf->f));
+	*len = pq_source_size(c->pf->f ? pq_file_source(c->pf->f) : c->pf->io);
 	return 0;
 }
 

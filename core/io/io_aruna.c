@@ -488,7 +488,11 @@ uint64_t pq_aruna_verify(const pq_source *s, pq_buf *out)
 		pq_error e = {0};
 		dchunk *c = NULL;
 		if (decode_chunk(a, i, &c, &e) != PQ_OK) {
-			pq_buf_printf(out, "container: chunk %" PRIu64 ": %s\n", i, e.msg);
+			/* every message names its block or its chunk */
+			if (!strncmp(e.msg, "chunk ", 6))
+				pq_buf_printf(out, "container: %s\n", e.msg);
+			else
+				pq_buf_printf(out, "container: chunk %" PRIu64 ": %s\n", i, e.msg);
 			problems++;
 		}
 		dchunk_unref(c);
