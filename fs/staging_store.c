@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pq_aruna.h"
 #include "staging_internal.h"
 
 #define RECOVERY_MAX_DEPTH 64
@@ -47,6 +48,8 @@ stg_type stg_type_of(const char *name)
 	/* a name is a stem and an extension; ".csv" alone has no stem */
 	if (!dot || dot == name || name[0] == '.')
 		return STG_T_NONE;
+	if (pq_aruna_name(name))
+		return STG_T_ARUNA;
 	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
 		if (!strcasecmp(dot, exts[i].ext))
 			return exts[i].t;

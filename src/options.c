@@ -41,6 +41,7 @@ static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("plaintext_footer", plaintext_footer),
 	PFS_OPT("encryption_algorithm=%s", encryption_algorithm_s),
 	PFS_OPT("aad_prefix=%s", aad_prefix),
+	PFS_OPT("container=%s", container),
 	FUSE_OPT_KEY("ro", KEY_RO),
 	/* fstab and mount(8) words that mean nothing to a FUSE daemon. */
 	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
@@ -120,6 +121,8 @@ void pfs_options_help(const char *prog)
 	       "    -o plaintext_footer    keep the footer readable (signed)\n"
 	       "    -o encryption_algorithm=gcm|gcm-ctr  (default gcm)\n"
 	       "    -o aad_prefix=TEXT     AAD prefix stored in written files\n"
+	       "    -o container=aruna     staging/ publishes NAME.parquet.aruna (key_file's\n"
+	       "                           container: key)\n"
 	       "\n",
 	       prog);
 }
@@ -221,6 +224,10 @@ static bool check_encryption(pfs_options *o, char *msg, size_t msglen)
 			    : o->aad_prefix ? "aad_prefix" : NULL;
 	if (needs && !o->encrypt) {
 		snprintf(msg, msglen, "%s needs encrypt=KEYID (the footer key)", needs);
+		return false;
+	}
+	if (o->container && strcasecmp(o->container, "aruna")) {
+		snprintf(msg, msglen, "container=%s: the one container is aruna", o->container);
 		return false;
 	}
 	if (o->encrypt && !o->key_file) {

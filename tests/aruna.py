@@ -10,6 +10,7 @@ from the `zstd` tool; the rest is the standard library.
     aruna.py broken KIND KEYHEX IN OUT   a container broken in one way (KINDS);
                                          KIND all: OUT is a directory, one of each
     aruna.py kinds                       the broken kinds
+    aruna.py sizes KEYHEX DIR            every size boundary, plain and sealed
 
 Exit 0 on success; 1 with "aruna.py: ERROR" on stderr when a container is
 refused.
@@ -230,6 +231,31 @@ def info(c, key):
         'footer' if fb else 'none (read whole)')
 
 
+SIZES = [0, 1, 65535, 65536, 65537, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 12345]
+
+
+def boundary_plain(n):
+    """n bytes: 4 KiB of text, 4 KiB of random bytes, ... (several blocks a chunk)."""
+    import random
+    r, text = random.Random(n), bytes(range(97, 123)) * 160
+    return b''.join(r.randbytes(4096) if (i // 4096) % 2 else text[:4096]
+                    for i in range(0, n, 4096))[:n]
+
+
+def sizes(outdir, key):
+    """Every size boundary: DIR/sN (plain) and DIR/sN.parquet.aruna, each
+    read back by this implementation first."""
+    for n in SIZES:
+        plain = boundary_plain(n)
+        c = seal(plain, key)
+        if unseal(c, key) != plain:
+            raise Refused('%d bytes: does not read back' % n)
+        with open(os.path.join(outdir, 's%d' % n), 'wb') as f:
+            f.write(plain)
+        with open(os.path.join(outdir, 's%d.parquet.aruna' % n), 'wb') as f:
+            f.write(c)
+
+
 KINDS = ['wrong_key', 'damaged_block', 'cut_mid_block', 'cut_footer', 'footer_auth',
          'footer_total', 'footer_list_sum', 'second_frame', 'padding_no_footer',
          'chunk_two_frames', 'chunk_short', 'blocks_swapped']
@@ -320,6 +346,8 @@ def main(argv):
         elif cmd == 'info':
             with open(argv[3], 'rb') as f:
                 print(info(f.read(), bytes.fromhex(argv[2])))
+        elif cmd == 'sizes':
+            sizes(argv[3], bytes.fromhex(argv[2]))
         elif cmd == 'kinds':
             print(' '.join(KINDS))
         elif cmd == 'broken':
