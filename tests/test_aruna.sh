@@ -162,11 +162,38 @@ if "$CONV" -o "container=aruna,key_file=$WORK/keys" "$P/in.csv" "$WORK/csv.parqu
 	else
 		echo "skip: DuckDB (scripts/duckdb-sql) cannot run here"
 	fi
-	mkdir -p "$WORK/c2" && cp "$WORK/enc.parquet.aruna" "$WORK/c2/"
-	mount_fs "$M" -o "key_file=$WORK/keys" "$WORK/c2" || exit 1
+	# staging/ with container=aruna: CSV and .parquet sealed, a container
+	# checked then published byte for byte, a broken one refused (EINVAL),
+	# no key for the target: EACCES
+	C2=$WORK/c2; mkdir -p "$C2/nokey"
+	cp "$WORK/enc.parquet.aruna" "$C2/"
+	mount_fs "$M" -o "key_file=$WORK/keys,container=aruna" "$C2" || exit 1
 	same "$M/enc.parquet.aruna/data.csv" "$P/in.csv" && grep -q "^container: aruna" "$M/enc.parquet.aruna/metadata.txt" &&
 		ok "Parquet modular encryption inside a container reads back in the mount" ||
 		fail "encrypted inside a container: $(cat "$M/enc.parquet.aruna/error.txt" 2>&1 | head -c 200)"
+	cp "$P/in.csv" "$M/staging/st.csv" && cp "$P/small.parquet" "$M/staging/sp.parquet" &&
+		$ARUNA open $K "$C2/st.parquet.aruna" "$WORK/st.out" && $ARUNA open $K "$C2/sp.parquet.aruna" "$WORK/sp.out" &&
+		cmp -s "$WORK/sp.out" "$P/small.parquet" && same "$M/st.parquet.aruna/data.csv" "$P/in.csv" &&
+		ok "staging/ with container=aruna: CSV and .parquet published as containers aruna.py decodes" ||
+		fail "staging container=aruna: $(cat "$M"/staging/*.error 2>&1 | head -c 300)"
+	cp "$S/three.parquet.aruna" "$M/staging/copied.parquet.aruna" && cmp -s "$C2/copied.parquet.aruna" "$S/three.parquet.aruna" &&
+		ok "a .parquet.aruna copied into staging/ is published byte for byte" || fail "staged container not published as is"
+	if cp "$S/bad/blocks_swapped.parquet.aruna" "$M/staging/broken.parquet.aruna" 2>"$WORK/cp.err"; then
+		fail "a broken container was published"
+	else
+		grep -q "Invalid argument" "$WORK/cp.err" && [ ! -e "$C2/broken.parquet.aruna" ] &&
+			grep -q "chunk 1" "$M/staging/broken.parquet.aruna.error" &&
+			ok "a broken container copied into staging/: EINVAL, .error names chunk 1, nothing published" ||
+			fail "broken container: $(cat "$WORK/cp.err") $(cat "$M/staging/broken.parquet.aruna.error" 2>&1)"
+	fi
+	mkdir -p "$M/staging/nokey" 2>/dev/null
+	if cp "$P/in.csv" "$M/staging/nokey/x.csv" 2>"$WORK/cp.err"; then
+		fail "published without a container key"
+	else
+		grep -q "Permission denied" "$WORK/cp.err" && [ ! -e "$C2/nokey/x.parquet.aruna" ] &&
+			ok "no container: key for the target: close() fails with EACCES, nothing published" ||
+			fail "no key in staging: $(cat "$WORK/cp.err")"
+	fi
 	umount_fs "$M"
 else
 	fail "parquetfs-convert CSV to container: $(head -c 300 "$WORK/conv.log")"
