@@ -13,6 +13,7 @@
 #include "pq_aruna.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -30,7 +31,13 @@
 #define FOOTER_FRAME 65528u
 #define MIN_BLOCK (PQ_ARUNA_NONCE + PQ_ARUNA_TAG + 1)
 #define LIST_PER_SECTION (PQ_ARUNA_SECTION - 12u)
-#define MAX_SLOTS 8u
+#define MAX_SLOTS 16u
+
+/* Bytes of decoded chunks kept by every container of the process: each
+ * container evicts its own least recently used chunks while the total is
+ * above its budget (a quarter of the daemon's cache_size), keeping at
+ * least the one it just decoded. */
+static atomic_uint_fast64_t kept_bytes;
 
 typedef struct dchunk {
 	atomic_int refs;
@@ -57,7 +64,15 @@ typedef struct aruna {
 	pthread_mutex_t lock;
 	slot slots[MAX_SLOTS];
 	size_t nslots;
+	uint64_t budget;        /* kept_bytes above this: evict own chunks */
 	uint64_t tick;
+	/* read-ahead: a reader that moved on to the next chunk has the one
+	 * after decoded on another thread meanwhile (one at a time) */
+	uint64_t last;          /* the chunk the last read touched (+1; 0: none) */
+	unsigned ahead_running; /* read-ahead threads */
+	uint64_t inflight[MAX_SLOTS]; /* chunks being decoded now */
+	size_t ninflight;
+	pthread_cond_t ahead_done;
 	atomic_uint_fast64_t blocks_opened, chunks_decoded, hits;
 } aruna;
 
@@ -117,11 +132,14 @@ static pq_status open_block(const uint8_t key[PQ_ARUNA_KEY_BYTES], uint64_t b, c
 	return PQ_OK;
 }
 
-/* Authenticates and decrypts blocks [b, b + count) into out (room for
- * count sections); *out_len gets the plaintext length. */
-static pq_status open_blocks(aruna *a, uint64_t b, uint64_t count, uint8_t *out, size_t *out_len,
+/* Reads blocks [b, b + count) and authenticates and decrypts them: *out
+ * (malloc'd) gets the plaintext, *out_len its length. Each block is
+ * decrypted in place and moved down, so one buffer serves. */
+static pq_status open_blocks(aruna *a, uint64_t b, uint64_t count, uint8_t **out, size_t *out_len,
 			     pq_error *err)
 {
+	*out = NULL;
+	*out_len = 0;
 	uint64_t off = block_off(b);
 	uint64_t end = b + count == a->nblocks ? a->raw_size : block_off(b + count);
 	size_t n = (size_t)(end - off);
@@ -131,9 +149,10 @@ static pq_status open_blocks(aruna *a, uint64_t b, uint64_t count, uint8_t *out,
 	size_t done = 0;
 	for (uint64_t i = 0; st == PQ_OK && i < count; i++) {
 		size_t got = 0;
-		st = open_block(a->key, b + i, raw + (size_t)i * PQ_ARUNA_BLOCK,
-					 block_len(a, b + i), out + done, &got, err);
+		uint8_t *blk = raw + (size_t)i * PQ_ARUNA_BLOCK;
+		st = open_block(a->key, b + i, blk, block_len(a, b + i), blk + PQ_ARUNA_NONCE, &got, err);
 		if (st == PQ_OK) {
+			memmove(raw + done, blk + PQ_ARUNA_NONCE, got);
 			done += got;
 			atomic_fetch_add(&a->blocks_opened, 1);
 		} else if (st == PQ_EAUTH && b + i > 0 && b + i + 1 == a->nblocks &&
@@ -144,9 +163,14 @@ static pq_status open_blocks(aruna *a, uint64_t b, uint64_t count, uint8_t *out,
 				block_off(b + i), block_len(a, b + i));
 		}
 	}
-	free(raw);
+	if (st != PQ_OK) {
+		OPENSSL_cleanse(raw, n);
+		free(raw);
+		return st;
+	}
+	*out = raw;
 	*out_len = done;
-	return st;
+	return PQ_OK;
 }
 
 /* Chunk i's zstd frame inside its decrypted sections: one frame, then one
@@ -181,11 +205,9 @@ static pq_status decode_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 {
 	*out = NULL;
 	uint64_t b = a->first[i], count = a->first[i + 1] - b;
-	size_t cap = (size_t)count * PQ_ARUNA_SECTION;
-	uint8_t *plain = malloc(cap ? cap : 1);
-	PQ_CHECK(plain, err, PQ_ENOMEM, "chunk %" PRIu64 ": no memory", i);
+	uint8_t *plain = NULL;
 	size_t n = 0, fl = 0;
-	pq_status st = open_blocks(a, b, count, plain, &n, err);
+	pq_status st = open_blocks(a, b, count, &plain, &n, err);
 	if (st == PQ_OK)
 		st = frame_check(i, a->footer_blocks > 0, plain, n, &fl, err);
 	dchunk *c = NULL;
@@ -232,19 +254,42 @@ static pq_status decode_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 static pq_status get_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 {
 	pthread_mutex_lock(&a->lock);
-	for (size_t s = 0; s < a->nslots; s++)
-		if (a->slots[s].c && a->slots[s].c->idx == i) {
-			*out = a->slots[s].c;
-			atomic_fetch_add(&(*out)->refs, 1);
-			a->slots[s].used = ++a->tick;
-			pthread_mutex_unlock(&a->lock);
-			atomic_fetch_add(&a->hits, 1);
-			return PQ_OK;
-		}
+	for (;;) {
+		for (size_t s = 0; s < a->nslots; s++)
+			if (a->slots[s].c && a->slots[s].c->idx == i) {
+				*out = a->slots[s].c;
+				atomic_fetch_add(&(*out)->refs, 1);
+				a->slots[s].used = ++a->tick;
+				pthread_mutex_unlock(&a->lock);
+				atomic_fetch_add(&a->hits, 1);
+				return PQ_OK;
+			}
+		/* another thread (a reader, the read-ahead) decodes it: wait for
+		 * it rather than decode it twice; a failure is decoded again */
+		bool busy = false;
+		for (size_t k = 0; k < a->ninflight; k++)
+			busy |= a->inflight[k] == i;
+		if (!busy || a->ninflight == 0)
+			break;
+		pthread_cond_wait(&a->ahead_done, &a->lock);
+	}
+	bool tracked = a->ninflight < MAX_SLOTS;
+	if (tracked)
+		a->inflight[a->ninflight++] = i;
 	pthread_mutex_unlock(&a->lock);
 	dchunk *c;
-	PQ_TRY(decode_chunk(a, i, &c, err));
+	pq_status dst = decode_chunk(a, i, &c, err);
 	pthread_mutex_lock(&a->lock);
+	for (size_t k = 0; tracked && k < a->ninflight; k++)
+		if (a->inflight[k] == i) {
+			a->inflight[k] = a->inflight[--a->ninflight];
+			break;
+		}
+	pthread_cond_broadcast(&a->ahead_done);
+	if (dst != PQ_OK) {
+		pthread_mutex_unlock(&a->lock);
+		return dst;
+	}
 	size_t victim = 0;
 	for (size_t s = 0; s < a->nslots; s++) {
 		if (a->slots[s].c && a->slots[s].c->idx == i) { /* another thread was quicker */
@@ -259,14 +304,87 @@ static pq_status get_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 		if (!a->slots[s].c || (a->slots[victim].c && a->slots[s].used < a->slots[victim].used))
 			victim = s;
 	}
-	dchunk *old = a->slots[victim].c;
+	dchunk *gone[MAX_SLOTS];
+	size_t ngone = 0;
+	if (a->slots[victim].c) {
+		gone[ngone++] = a->slots[victim].c;
+		atomic_fetch_sub(&kept_bytes, a->slots[victim].c->len);
+	}
 	a->slots[victim].c = c;
 	a->slots[victim].used = ++a->tick;
 	atomic_fetch_add(&c->refs, 1);
+	atomic_fetch_add(&kept_bytes, c->len);
+	/* over the process's budget: drop own chunks, oldest first */
+	while (atomic_load(&kept_bytes) > a->budget) {
+		size_t v = MAX_SLOTS;
+		for (size_t s = 0; s < a->nslots; s++)
+			if (a->slots[s].c && s != victim && (v == MAX_SLOTS || a->slots[s].used < a->slots[v].used))
+				v = s;
+		if (v == MAX_SLOTS)
+			break;
+		gone[ngone++] = a->slots[v].c;
+		atomic_fetch_sub(&kept_bytes, a->slots[v].c->len);
+		a->slots[v].c = NULL;
+	}
 	pthread_mutex_unlock(&a->lock);
-	dchunk_unref(old);
+	for (size_t g = 0; g < ngone; g++)
+		dchunk_unref(gone[g]);
 	*out = c;
 	return PQ_OK;
+}
+
+typedef struct ahead {
+	aruna *a;
+	uint64_t i;
+} ahead;
+
+static void *ahead_thread(void *arg)
+{
+	ahead *h = arg;
+	dchunk *c = NULL;
+	if (get_chunk(h->a, h->i, &c, NULL) == PQ_OK)
+		dchunk_unref(c); /* kept by its slot; a failure shows to the reader */
+	pthread_mutex_lock(&h->a->lock);
+	h->a->ahead_running--;
+	pthread_cond_broadcast(&h->a->ahead_done);
+	pthread_mutex_unlock(&h->a->lock);
+	free(h);
+	return NULL;
+}
+
+/* A read touches chunk i: when it moved on from chunk i - 1 (sequential),
+ * chunks i + 1 .. i + AHEAD are decoded on other threads unless kept or
+ * being decoded. Random reads (one column of one row group) never fetch
+ * more than they touch. */
+#define AHEAD 2u
+static void maybe_ahead(aruna *a, uint64_t i)
+{
+	pthread_mutex_lock(&a->lock);
+	bool seq = a->last == i; /* last holds chunk + 1 */
+	a->last = i + 1;
+	for (uint64_t j = i + 1; seq && j <= i + AHEAD && j < a->nchunks; j++) {
+		if (a->ahead_running >= AHEAD || a->nslots < AHEAD + 2)
+			break;
+		bool have = false;
+		for (size_t s = 0; s < a->nslots; s++)
+			have |= a->slots[s].c && a->slots[s].c->idx == j;
+		for (size_t k = 0; k < a->ninflight; k++)
+			have |= a->inflight[k] == j;
+		ahead *h = have ? NULL : malloc(sizeof *h);
+		if (!h)
+			continue;
+		*h = (ahead){a, j};
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_t t;
+		if (pthread_create(&t, &attr, ahead_thread, h) == 0)
+			a->ahead_running++;
+		else
+			free(h);
+		pthread_attr_destroy(&attr);
+	}
+	pthread_mutex_unlock(&a->lock);
 }
 
 static pq_status aruna_pread(void *impl, void *buf, size_t len, uint64_t off, pq_error *err)
@@ -276,6 +394,7 @@ static pq_status aruna_pread(void *impl, void *buf, size_t len, uint64_t off, pq
 	while (len) {
 		uint64_t i = off / PQ_ARUNA_CHUNK, within = off % PQ_ARUNA_CHUNK;
 		dchunk *c;
+		maybe_ahead(a, i);
 		PQ_TRY(get_chunk(a, i, &c, err));
 		if (within >= c->len) {
 			dchunk_unref(c);
@@ -311,8 +430,20 @@ static pq_status aruna_current(void *impl, pq_identity *out, pq_error *err)
 
 static void aruna_free(aruna *a)
 {
+	if (getenv("PQ_ARUNA_DEBUG"))
+		fprintf(stderr, "aruna: %" PRIu64 " chunks decoded, %" PRIu64 " blocks, %" PRIu64 " hits, %zu slots\n",
+			(uint64_t)atomic_load(&a->chunks_decoded), (uint64_t)atomic_load(&a->blocks_opened),
+			(uint64_t)atomic_load(&a->hits), a->nslots);
+	pthread_mutex_lock(&a->lock);
+	while (a->ahead_running)
+		pthread_cond_wait(&a->ahead_done, &a->lock);
+	pthread_mutex_unlock(&a->lock);
+	pthread_cond_destroy(&a->ahead_done);
 	for (size_t s = 0; s < MAX_SLOTS; s++)
-		dchunk_unref(a->slots[s].c);
+		if (a->slots[s].c) {
+			atomic_fetch_sub(&kept_bytes, a->slots[s].c->len);
+			dchunk_unref(a->slots[s].c);
+		}
 	pq_source_unref(a->inner);
 	OPENSSL_cleanse(a->key, sizeof a->key);
 	pthread_mutex_destroy(&a->lock);
@@ -376,18 +507,25 @@ static pq_status find_footer(aruna *a, pq_error *err)
 	uint64_t full = a->raw_size / PQ_ARUNA_BLOCK, tail = a->raw_size % PQ_ARUNA_BLOCK;
 	a->nblocks = full + (tail ? 1 : 0);
 	if (tail == 0 && full >= 2) {
-		uint8_t *sec = malloc(2 * (size_t)PQ_ARUNA_SECTION);
+		uint8_t *sec = malloc(2 * (size_t)PQ_ARUNA_SECTION), *p = NULL;
 		PQ_CHECK(sec, err, PQ_ENOMEM, "no memory for the footer");
 		size_t n;
-		pq_status st = open_blocks(a, full - 1, 1, sec + PQ_ARUNA_SECTION, &n, err);
+		pq_status st = open_blocks(a, full - 1, 1, &p, &n, err);
+		if (st == PQ_OK)
+			memcpy(sec + PQ_ARUNA_SECTION, p, PQ_ARUNA_SECTION);
+		free(p);
+		p = NULL;
 		uint32_t nsec = 0;
 		if (st == PQ_OK && le32(sec + PQ_ARUNA_SECTION + 4) == FOOTER_FRAME) {
 			uint32_t m = le32(sec + PQ_ARUNA_SECTION);
 			nsec = m == MAGIC_FOOTER1 ? 1 : m == MAGIC_FOOTER2 ? 2 : 0;
 		}
 		if (st == PQ_OK && nsec == 2) {
-			st = full >= 3 ? open_blocks(a, full - 2, 1, sec, &n, err)
+			st = full >= 3 ? open_blocks(a, full - 2, 1, &p, &n, err)
 				       : pq_fail(err, PQ_ECORRUPT, "footer inconsistent: two sections, no data");
+			if (st == PQ_OK)
+				memcpy(sec, p, PQ_ARUNA_SECTION);
+			free(p);
 			if (st == PQ_OK && (le32(sec) != MAGIC_FOOTER2 || le32(sec + 4) != FOOTER_FRAME))
 				st = pq_fail(err, PQ_ECORRUPT,
 					     "footer inconsistent: block %" PRIu64 " is not its first section",
@@ -422,13 +560,15 @@ pq_status pq_aruna_open(pq_source *inner, const uint8_t key[PQ_ARUNA_KEY_BYTES],
 	aruna *a = calloc(1, sizeof *a);
 	PQ_CHECK(a, err, PQ_ENOMEM, "no memory for a container");
 	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->ahead_done, NULL);
 	pq_source_ref(inner);
 	a->inner = inner;
 	memcpy(a->key, key, PQ_ARUNA_KEY_BYTES);
 	a->raw_size = pq_source_size(inner);
 	a->id = *pq_source_identity(inner);
-	uint64_t slots = cache_bytes / (16 * PQ_ARUNA_CHUNK);
-	a->nslots = slots < 2 ? 2 : slots > MAX_SLOTS ? MAX_SLOTS : (size_t)slots;
+	a->budget = cache_bytes / 4 < 2 * PQ_ARUNA_CHUNK ? 2 * PQ_ARUNA_CHUNK : cache_bytes / 4;
+	uint64_t slots = a->budget / PQ_ARUNA_CHUNK;
+	a->nslots = slots > MAX_SLOTS ? MAX_SLOTS : (size_t)slots;
 	pq_status st = a->raw_size ? find_footer(a, err)
 				   : pq_fail(err, PQ_ECORRUPT, "an empty file is not an ARUNA container");
 	dchunk *last = NULL;
