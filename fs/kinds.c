@@ -11,6 +11,7 @@
 #include <errno.h>
 
 #include "kinds.h"
+#include "pq_aruna.h"
 
 static int st_rc(pq_status st)
 {
@@ -21,6 +22,12 @@ static int st_rc(pq_status st)
 
 static bool file_ok(const pfs_kctx *c) { return c->pf->f != NULL; }
 static bool file_bad(const pfs_kctx *c) { return c->pf->f == NULL; }
+/* A container that does not open still shows file.parquet, whose reads
+ * fail (EIO; EACCES without its key), as the contract's "data entries". */
+static bool file_or_container(const pfs_kctx *c)
+{
+	return c->pf->f != NULL || pq_aruna_name(c->pf->src->name);
+}
 
 static bool chunk_bad(const pfs_kctx *c)
 {
@@ -346,10 +353,13 @@ static int x_chunk(const pfs_kctx *c, uint64_t *off, uint64_t *len)
 /* The whole source file, as the pq_file reads it. */
 static int x_file(const pfs_kctx *c, uint64_t *off, uint64_t *len)
 {
-	if (!c->pf->f)
-		return -EIO;
+	/* A container that opened serves its plaintext even when that is not
+	 * Parquet; one that did not fails (EACCES without its key). */
+	bool plain = c->pf->f || (c->pf->io && pq_aruna_is(c->pf->io));
+	if (!plain)
+		return st_rc(c->pf->status == PQ_EKEY ? PQ_EKEY : PQ_EIO);
 	*off = 0;
-	*len = pq_source_size(pq_file_source(c->pf->f));
+	*len = pq_source_size(c->pf->f ? pq_file_source(c->pf->f) : c->pf->io);
 	return 0;
 }
 
@@ -400,7 +410,7 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 		       STREAM(pfs_stream_csv, PFS_K_RG_CSV)},
 	[PFS_K_JSONL] = {"data.jsonl", PFS_K_FILE, .present = file_ok, .size = PFS_SZ_PASS,
 			 STREAM(pfs_stream_jsonl, PFS_K_RG_JSONL)},
-	[PFS_K_FILE_PARQUET] = {"file.parquet", PFS_K_FILE, .present = file_ok,
+	[PFS_K_FILE_PARQUET] = {"file.parquet", PFS_K_FILE, .present = file_or_container,
 				.body = PFS_BODY_RANGE, .size = PFS_SZ_EXTENT, .range = x_file},
 	[PFS_K_COLUMNS] = {DIR("columns", PFS_K_FILE), .present = file_ok},
 	[PFS_K_COLUMN] = {DIR(NULL, PFS_K_COLUMNS), .naming = PFS_NAME_COLUMN},

@@ -557,8 +557,10 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		h->pf = r.pf;
 		r.pf = NULL;
 		rc = open_handle(fs, h, fi);
-		if (rc == 0 && !h->pf->f && !pfs_kind_info(h->n->key.kind)->without_file)
-			rc = -EIO;
+		/* (file.parquet of a container that opened: its range said so) */
+		if (rc == 0 && !h->pf->f && !pfs_kind_info(h->n->key.kind)->without_file &&
+		    h->n->key.kind != PFS_K_FILE_PARQUET)
+			rc = h->pf->status == PQ_EKEY ? -EACCES : -EIO;
 	}
 	if (rc) {
 		r.pf = h ? h->pf : r.pf;

@@ -26,6 +26,7 @@ typedef struct pfs_options {
 	    *data_page_version_s, *dictionary_s, *bloom_filter, *page_index_s,
 	    *crc_s, *bloom_fpp_s, *encrypt, *encrypt_columns,
 	    *encryption_algorithm_s, *aad_prefix, *delimiter_s, *replace_s;
+	char *container; /* container=aruna: staging/ publishes ARUNA containers */
 	int plaintext_footer;
 	int read_only;   /* -o ro: no staging folder */
 	int nonopt_count;

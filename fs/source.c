@@ -17,6 +17,9 @@
 
 #include "kinds.h"
 #include "pfs_source.h"
+#include "pq_aruna.h"
+#include "pq_crypto.h"
+#include "pq_keyring.h"
 #include "pq_schema.h"
 
 #define HIDDEN_DIR ".parquetfs" /* staging's private area under SOURCE */
@@ -219,10 +222,34 @@ static pfs_src *src_get(pfs_fs *fs, const char *rel, bool is_file, fuse_ino_t pa
 }
 
 /* 1: starts with PAR1/PARE, 0: does not (or cannot be read), -errno: the
- * daemon is short of a resource (no answer: nothing may be remembered). */
-static int has_magic(const pfs_fs *fs, const char *rel)
+ * daemon is short of a resource (no answer: nothing may be remembered).
+ * An ARUNA container is known by its name: its bytes are sealed, and
+ * whether they hold Parquet shows when core opens it (error.txt). */
+static int has_magic(const pfs_fs *fs, const pfs_src *s)
 {
-	return backend(fs)->ops->sniff(backend(fs)->be, rel);
+	if (pq_aruna_name(s->name))
+		return 1;
+	return backend(fs)->ops->sniff(backend(fs)->be, s->rel);
+}
+
+/* An ARUNA container's plaintext over its raw bytes, with the key_file's
+ * `container:` key for its path; *io is replaced (core checks the footer
+ * and decodes the last chunk here). */
+static pq_status open_container(const pfs_fs *fs, const pfs_src *s, pq_source **io, pq_error *err)
+{
+	const char *path = s->rel[0] ? s->rel : s->name;
+	pq_key k;
+	if (!pq_keyring_container_key(fs->keys, path, &k))
+		return pq_fail(err, PQ_EKEY, "%s: no `container:` key for this ARUNA container in the "
+			       "key_file", s->name);
+	pq_source *c;
+	pq_status st = pq_aruna_open(*io, k.b, fs->opts->cache_size, &c, err);
+	pq_crypto_wipe(&k, sizeof k);
+	if (st != PQ_OK)
+		return pq_context(err, "%s: ARUNA container", s->name);
+	pq_source_unref(*io);
+	*io = c;
+	return PQ_OK;
 }
 
 /* Under s->lock: forget the current generation. */
@@ -280,7 +307,7 @@ int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 	bool had = s->gen != 0;
 	old = retire_locked(fs, s);
 	if (rc == 0) {
-		int m = has_magic(fs, s->rel);
+		int m = has_magic(fs, s);
 		rc = m < 0 ? -EIO : m == 0 ? -ENOENT : 0;
 	}
 	if (rc == 0) {
@@ -312,7 +339,8 @@ static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen)
 	pf->st = s->st; /* the attributes the generation was taken from */
 	pfs_pf_sizes_init(pf);
 	pq_error err = {0};
-	if (backend(fs)->ops->open(backend(fs)->be, s->rel, &pf->io, &err) == PQ_OK) {
+	if (backend(fs)->ops->open(backend(fs)->be, s->rel, &pf->io, &err) == PQ_OK &&
+	    (!pq_aruna_name(s->name) || open_container(fs, s, &pf->io, &err) == PQ_OK)) {
 		const char *name = s->rel[0] ? s->rel : s->name;
 		if (pq_file_open(pf->io, name, fs->keys, &pf->f, &err) == PQ_OK) {
 			/* a page larger than the cache fails (EIO), naming its size */
@@ -466,7 +494,7 @@ static int classify(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, const char *na
 	bool ok = c->magic_ok;
 	pthread_mutex_unlock(&c->lock);
 	if (!known) {
-		int m = has_magic(fs, c->rel);
+		int m = has_magic(fs, c);
 		if (m < 0)
 			return -EIO; /* out of descriptors: neither shown nor hidden */
 		ok = m == 1;

@@ -72,7 +72,7 @@ static int may_stage(pfs_staging *s, const char *rel, const pfs_cred *c)
 	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
 	if (!pub)
 		return -EROFS;
-	int rc = stg_target_rel(rel, trel, sizeof trel);
+	int rc = stg_target_rel_of(s, rel, trel, sizeof trel);
 	return rc ? rc : pub->may_write(be, trel, c);
 }
 

@@ -36,7 +36,8 @@ typedef enum stg_type {
 	STG_T_CSV,
 	STG_T_TSV,
 	STG_T_SCHEMA,
-	STG_T_PARQUET
+	STG_T_PARQUET,
+	STG_T_ARUNA       /* a .parquet.aruna container, published as is */
 } stg_type;
 
 /* One name under staging/ (a directory, a staged file or an .error file),
@@ -84,6 +85,22 @@ stg_ent *stg_ent_get(pfs_staging *s, const char *rel);
 
 /* ---- staging_store.c ---- */
 stg_type stg_type_of(const char *name);
+/* ---- staging_aruna.c: ARUNA containers ---- */
+/* true when t publishes a container (a staged .parquet.aruna, or any
+ * conversion under -o container=aruna). */
+bool stg_sealed(const pfs_staging *s, stg_type t);
+/* The target of staged rel, container=aruna and .parquet.aruna included. */
+int stg_target_rel_of(const pfs_staging *s, const char *rel, char *buf, size_t n);
+pq_status stg_container_key(const pfs_staging *s, const char *trel, const char *name,
+			    uint8_t key[32], pq_error *err);
+/* A staged container: checked as verify.txt checks it. */
+pq_status stg_aruna_check(const pfs_staging *s, int fd, const char *name, const char *trel,
+			  const uint8_t key[32], pq_error *err);
+/* The Parquet bytes of plain_fd sealed into out. */
+pq_status stg_aruna_seal(int plain_fd, int out, const char *name, const uint8_t key[32],
+			 pq_error *err);
+/* An unlinked scratch file in the store for rel's plaintext, or -1. */
+int stg_scratch_fd(const pfs_staging *s, const char *rel);
 /* Length of the staged name an ".error" name belongs to, or 0. */
 size_t stg_error_base(const char *name);
 /* The same for a ".progress" name. */

@@ -27,6 +27,7 @@
 
 #include "pfs_source.h"
 #include "pq_file.h"
+#include "pq_crypto.h"
 #include "pq_keyring.h"
 #include "staging_internal.h"
 
@@ -302,8 +303,8 @@ static void progress_end(progress *pr)
 	pr->shown = false;
 }
 
-static pq_status convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int out,
-			 const char *trel, pq_error *err)
+static pq_status convert_plain(pfs_staging *s, stg_ent *e, stg_type t, int in, int out,
+			       const char *trel, pq_error *err)
 {
 	if (t == STG_T_PARQUET) {
 		PQ_TRY(check_parquet(s, in, e->name, trel, err));
@@ -342,6 +343,34 @@ static pq_status convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int out
 		pfs_log(LOG_INFO, "staging: %s: %llu rows in %llu row groups, %llu bytes", e->rel,
 			(unsigned long long)stats.rows, (unsigned long long)stats.row_groups,
 			(unsigned long long)stats.bytes_out);
+	return st;
+}
+
+/* The Parquet file, or its container (staging_aruna.c): a staged container
+ * checked and copied; under container=aruna the Parquet file made in a
+ * scratch file of the store, then sealed into out. */
+static pq_status convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int out,
+			 const char *trel, pq_error *err)
+{
+	if (!stg_sealed(s, t))
+		return convert_plain(s, e, t, in, out, trel, err);
+	uint8_t key[32];
+	PQ_TRY(stg_container_key(s, trel, e->name, key, err));
+	pq_status st;
+	if (t == STG_T_ARUNA) {
+		st = stg_aruna_check(s, in, e->name, trel, key, err);
+		if (st == PQ_OK)
+			st = copy_bytes(in, out, e->name, err);
+	} else {
+		int mid = stg_scratch_fd(s, e->rel);
+		st = mid < 0 ? pq_fail(err, PQ_EIO, "%s: no scratch file: %s", e->name, strerror(errno))
+			     : convert_plain(s, e, t, in, mid, trel, err);
+		if (st == PQ_OK)
+			st = stg_aruna_seal(mid, out, e->name, key, err);
+		if (mid >= 0)
+			close(mid);
+	}
+	pq_crypto_wipe(key, sizeof key);
 	return st;
 }
 
@@ -392,7 +421,7 @@ static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, bool *e
 			 pq_error *err)
 {
 	char trel[PATH_MAX];
-	if (stg_target_rel(e->rel, trel, sizeof trel))
+	if (stg_target_rel_of(s, e->rel, trel, sizeof trel))
 		return pq_fail(err, PQ_EIO, "%s: the target path is too long", e->name);
 	void *be;
 	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
@@ -466,7 +495,9 @@ int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
 				 pq_status_name(st));
 		stg_error_write(s, e->rel, err.msg);
 		pfs_log(LOG_NOTICE, "staging: %s", err.msg);
-		return exists ? -EEXIST : -status_errno(st);
+		/* a container without its key: EACCES, as reading one */
+		return exists ? -EEXIST
+		       : st == PQ_EKEY && stg_sealed(s, t) ? -EACCES : -status_errno(st);
 	}
 	stg_error_remove(s, e->rel);
 	if (t == STG_T_SCHEMA)

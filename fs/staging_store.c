@@ -47,6 +47,7 @@ static const struct {
 	{".tsv.gz", STG_T_TSV, PQ_INPUT_GZIP},
 	{".csv.zst", STG_T_CSV, PQ_INPUT_ZSTD},
 	{".tsv.zst", STG_T_TSV, PQ_INPUT_ZSTD},
+	{".parquet.aruna", STG_T_ARUNA, PQ_INPUT_PLAIN}, /* published as is */
 };
 
 /* The entry of exts that name ends with (a compressed one before its

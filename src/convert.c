@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "convert_aruna.h"
 #include "pfs_options.h"
 #include "pq_convert.h"
 #include "pq_keyring.h"
@@ -71,6 +72,9 @@ static void usage(FILE *f, const char *prog)
 		"    plaintext_footer      keep the footer readable, signed\n"
 		"    encryption_algorithm=gcm|gcm-ctr (default gcm)\n"
 		"    aad_prefix=TEXT       AAD prefix, stored in the file\n"
+		"    container=aruna       write OUT as an ARUNA container (zstd, ChaCha20-\n"
+		"                          Poly1305) with key_file's container: key for OUT;\n"
+		"                          IN may then also be a .parquet file, sealed as is\n"
 		"\n"
 		"Exit status: 0 converted, 1 bad input or I/O error (one line on stderr),\n"
 		"2 bad usage or options.\n",
@@ -81,6 +85,7 @@ typedef struct cli {
 	pfs_options o;
 	char *schema_path;
 	char *format;
+	char *container; /* container=aruna (src/convert_aruna.c) */
 } cli;
 
 /* One `name=value` of -o into the option strings. */
@@ -125,6 +130,8 @@ static bool set_option(cli *c, const char *item, char *msg, size_t msglen)
 		slot = &c->schema_path;
 	if (nl == 6 && !memcmp(item, "format", 6))
 		slot = &c->format;
+	if (nl == 9 && !memcmp(item, "container", 9))
+		slot = &c->container;
 	if (!slot) {
 		snprintf(msg, msglen, "unknown option %.*s", (int)nl, item);
 		return false;
@@ -569,6 +576,22 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	const char *in = pos[0];
+	uint8_t ckey[32];
+	if (c.container && (strcasecmp(c.container, "aruna") ||
+			    !pfs_convert_aruna_key(c.o.key_file, pos[1], ckey, msg, sizeof msg))) {
+		fprintf(stderr, "%s: %s\n", prog, strcasecmp(c.container, "aruna")
+			? "container=: the one container is aruna" : msg);
+		goto done;
+	}
+	if (c.container && !strcmp(pos[1], "-")) {
+		/* the Parquet file is made first, then sealed: OUT must be a file */
+		fprintf(stderr, "%s: container=aruna writes a file, not - (stdout)\n", prog);
+		goto done;
+	}
+	if (c.container && !c.format && has_ext(in, ".parquet")) { /* pass-through */
+		rc = pfs_convert_aruna(in, pos[1], ckey);
+		goto done;
+	}
 	bool from_stdin = !strcmp(in, "-");
 	pq_convert_input ci = {.delimiter = c.o.delimiter, .codec = PQ_INPUT_AUTO};
 	size_t stem = 0;
@@ -623,13 +646,28 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto done;
 	}
-	rc = convert(in, pos[1], &ci, schema, &wo, quiet);
+	if (!c.container) {
+		rc = convert(in, pos[1], &ci, schema, &wo, quiet);
+	} else { /* the Parquet file beside OUT first, then sealed */
+		size_t n = strlen(pos[1]) + 16;
+		char *mid = malloc(n);
+		rc = 1;
+		if (mid) {
+			snprintf(mid, n, "%s.parquet-tmp", pos[1]);
+			rc = convert(in, mid, &ci, schema, &wo, quiet);
+			if (rc == 0)
+				rc = pfs_convert_aruna(mid, pos[1], ckey);
+			unlink(mid);
+			free(mid);
+		}
+	}
 done:
 	pq_write_keys_free(&keys);
 	pq_keyring_free(kr);
 	free(schema);
 	free(c.schema_path);
 	free(c.format);
+	free(c.container);
 	pfs_options_free(&c.o);
 	return rc;
 }

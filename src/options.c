@@ -44,6 +44,7 @@ static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("aad_prefix=%s", aad_prefix),
 	PFS_OPT("delimiter=%s", delimiter_s),
 	PFS_OPT("replace=%s", replace_s),
+	PFS_OPT("container=%s", container),
 	FUSE_OPT_KEY("ro", KEY_RO),
 	/* fstab and mount(8) words that mean nothing to a FUSE daemon. */
 	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
@@ -126,6 +127,8 @@ void pfs_options_help(const char *prog)
 	       "    -o delimiter=C         a .csv's delimiter: , ; | or tab (default: detected)\n"
 	       "    -o replace=yes|no      no: an existing SOURCE/<name>.parquet is kept and\n"
 	       "                           the close fails with EEXIST (default yes: replaced)\n"
+	       "    -o container=aruna     staging/ publishes NAME.parquet.aruna (key_file's\n"
+	       "                           container: key)\n"
 	       "\n",
 	       prog);
 }
@@ -227,6 +230,10 @@ static bool check_encryption(pfs_options *o, char *msg, size_t msglen)
 			    : o->aad_prefix ? "aad_prefix" : NULL;
 	if (needs && !o->encrypt) {
 		snprintf(msg, msglen, "%s needs encrypt=KEYID (the footer key)", needs);
+		return false;
+	}
+	if (o->container && strcasecmp(o->container, "aruna")) {
+		snprintf(msg, msglen, "container=%s: the one container is aruna", o->container);
 		return false;
 	}
 	if (o->encrypt && !o->key_file) {

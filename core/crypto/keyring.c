@@ -17,7 +17,7 @@
 #define KEY_FILE_MAX (1u << 20)
 #define NAME_MAX_BYTES 4096
 
-typedef enum { E_KEY, E_FOOTER, E_COLUMN, E_AAD } entry_kind;
+typedef enum { E_KEY, E_FOOTER, E_COLUMN, E_AAD, E_CONTAINER } entry_kind;
 
 typedef struct entry {
 	entry_kind kind;
@@ -282,6 +282,18 @@ static pq_status parse_line(pq_keyring *kr, parser *ps, uint8_t *namebuf)
 		pq_crypto_wipe(&e.key, sizeof e.key);
 		return st;
 	}
+	if (word(ps, "container", true)) {
+		/* an ARUNA container's key: ChaCha20-Poly1305 takes 32 bytes only */
+		e.kind = E_CONTAINER;
+		pq_status st = parse_key(ps, &e.key, "container");
+		if (st == PQ_OK && e.key.len != 32)
+			st = bad(ps, "container: a container key has 32 bytes (64 hex digits or a "
+				     "quoted 32-character string)");
+		if (st == PQ_OK)
+			st = add(kr, &e, ps);
+		pq_crypto_wipe(&e.key, sizeof e.key);
+		return st;
+	}
 	if (word(ps, "aad_prefix", true)) {
 		e.kind = E_AAD;
 		size_t n = 0;
@@ -315,7 +327,7 @@ static pq_status parse_line(pq_keyring *kr, parser *ps, uint8_t *namebuf)
 		return st;
 	}
 	return bad(ps, "expected 'key ID: KEY', 'footer: KEY', 'column PATH: KEY', "
-		       "'aad_prefix: TEXT' or '[GLOB]'");
+		       "'container: KEY', 'aad_prefix: TEXT' or '[GLOB]'");
 }
 
 pq_status pq_keyring_parse(const char *text, size_t len, const char *name, pq_keyring **out,
@@ -432,6 +444,17 @@ bool pq_keyring_footer_key(const pq_keyring *kr, const char *path, pq_key *out)
 	bool found = false;
 	for (size_t i = 0; kr && i < kr->n; i++)
 		if (kr->v[i].kind == E_FOOTER && applies(kr, &kr->v[i], path)) {
+			*out = kr->v[i].key;
+			found = true;
+		}
+	return found;
+}
+
+bool pq_keyring_container_key(const pq_keyring *kr, const char *path, pq_key *out)
+{
+	bool found = false;
+	for (size_t i = 0; kr && i < kr->n; i++)
+		if (kr->v[i].kind == E_CONTAINER && applies(kr, &kr->v[i], path)) {
 			*out = kr->v[i].key;
 			found = true;
 		}

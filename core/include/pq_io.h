@@ -100,6 +100,9 @@ const pq_identity *pq_source_identity(const pq_source *s);
 pq_status pq_source_check(const pq_source *s, pq_error *err);
 /* The descriptor for zero-copy replies, or -1 when the source has none. */
 int pq_source_fd(const pq_source *s);
+/* The implementation behind s when it was made with ops, else NULL: how a
+ * stacked source (pq_aruna.h) recognizes its own. */
+void *pq_source_impl(const pq_source *s, const pq_source_ops *ops);
 
 /* ---- the Parquet magic ---------------------------------------------------- */
 

@@ -5,6 +5,7 @@
  *     footer: KEY          the footer key of files that store no key_metadata
  *     column PATH: KEY     the key of column PATH (dotted path_in_schema)
  *     aad_prefix: TEXT     for files that ask for a supplied AAD prefix
+ *     container: KEY       the 32-byte key of ARUNA containers (pq_aruna.h)
  *     [GLOB]               a section: what follows applies to files whose
  *                          path under SOURCE matches GLOB (* and ? stop at /)
  *
@@ -40,6 +41,8 @@ void pq_keyring_free(pq_keyring *kr);
 bool pq_keyring_key(const pq_keyring *kr, const char *path, const uint8_t *id, size_t id_len,
 		    pq_key *out);
 bool pq_keyring_footer_key(const pq_keyring *kr, const char *path, pq_key *out);
+/* The `container:` key (always 32 bytes). */
+bool pq_keyring_container_key(const pq_keyring *kr, const char *path, pq_key *out);
 bool pq_keyring_column_key(const pq_keyring *kr, const char *path, const char *column,
 			   size_t column_len, pq_key *out);
 /* The supplied AAD prefix; *p stays valid while kr lives. */

@@ -112,3 +112,8 @@ bool pq_magic_is_parquet(const void *p, size_t n)
 	return n >= PQ_MAGIC_LEN && (!memcmp(p, "PAR1", PQ_MAGIC_LEN) ||
 				     !memcmp(p, "PARE", PQ_MAGIC_LEN));
 }
+
+void *pq_source_impl(const pq_source *s, const pq_source_ops *ops)
+{
+	return s->ops == ops ? s->impl : NULL;
+}

@@ -11,6 +11,7 @@
 
 #include "codec/pq_codec.h"
 #include "format/pq_metadata_codec.h"
+#include "pq_aruna.h"
 #include "pq_render.h"
 
 static void put_bytes(pq_buf *out, pq_bytes b)
@@ -118,6 +119,7 @@ void pq_text_file_metadata(const pq_file *f, pq_buf *out)
 		pq_text_file_encryption(f, out); /* core/read/file_crypto.c */
 	else
 		pq_buf_puts(out, "encryption_algorithm: none\n");
+	pq_aruna_describe(f->src, out); /* a container's line; nothing for other sources */
 	if (md->has_column_orders) {
 		uint32_t typed = 0, ieee = 0, int96 = 0;
 		for (uint32_t i = 0; i < md->column_orders.n; i++) {

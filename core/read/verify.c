@@ -18,6 +18,8 @@
 
 #include "verify_internal.h"
 
+#include "pq_aruna.h"
+
 typedef struct verifier {
 	const pq_file *f;
 	pq_buf *out;
@@ -304,6 +306,9 @@ void pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf 
 {
 	verifier v = {.f = f, .out = out};
 	const pq_file_meta_data *md = &f->md;
+	/* a container's blocks and chunks first: every one, not only those
+	 * the pages needed (nothing for other sources) */
+	v.problems += pq_aruna_verify(f->src, out);
 	pq_buf_printf(out, "magic and footer: ok (%zu bytes)\n", f->footer_len);
 	int64_t total = 0;
 	for (uint32_t r = 0; r < md->row_groups.n; r++) {
