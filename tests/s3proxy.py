@@ -12,7 +12,8 @@ proxy does what S3 does there, and what the tests need besides:
 * answers 412 PreconditionFailed when If-Match names another ETag, and
   serves suffix ranges (bytes=-N), which s3rver gets wrong;
 * counts requests and body bytes by kind (LIST, HEAD, GET, PUT, PART, POST,
-  DELETE) and key: GET /__proxy__/count?kind=GET&key=REGEX -> "N BYTES";
+  DELETE) and key: GET /__proxy__/count?kind=GET&key=REGEX[&status=N]
+  [&ifmatch=0|1] -> "N BYTES";
   GET /__proxy__/log -> one line per request; POST /__proxy__/reset;
 * injects faults: POST /__proxy__/fault?kind=K&key=REGEX&method=M&count=N
   &after=N&code=C&seconds=S&file=PATH, kinds: status (answer C), reset
@@ -211,9 +212,9 @@ class Stats:
         self.lock = threading.Lock()
         self.log = []   # (kind, key, status, bytes, range)
 
-    def add(self, *rec):
+    def add(self, kind, key, status, nbytes, note, if_match=""):
         with self.lock:
-            self.log.append(rec)
+            self.log.append((kind, key, status, nbytes, note, "if-match" if if_match else "-"))
 
 
 class Fault:
@@ -318,12 +319,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         what = path[len("/__proxy__/"):]
         if what == "count":
             kind, rx = q.get("kind"), re.compile(q.get("key", ".*"))
+            status, im = q.get("status"), q.get("ifmatch")
             with srv.stats.lock:
-                recs = [r for r in srv.stats.log if (not kind or r[0] == kind) and rx.search(r[1])]
+                recs = [r for r in srv.stats.log if (not kind or r[0] == kind) and rx.search(r[1])
+                        and (status is None or str(r[2]) == status)
+                        and (im is None or (r[5] == "if-match") == (im == "1"))]
             return self.send_plain(200, "%d %d\n" % (len(recs), sum(r[3] for r in recs)))
         if what == "log":
             with srv.stats.lock:
-                lines = ["%s %s %d %d %s" % r for r in srv.stats.log]
+                lines = ["%s %s %d %d %s %s" % (r[0], r[1], r[2], r[3], r[5], r[4]) for r in srv.stats.log]
             return self.send_plain(200, "".join(l + "\n" for l in lines))
         if what == "reset":
             with srv.stats.lock:
@@ -365,17 +369,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     fault = f
                     break
         rng = self.headers.get("Range", "")
+        im = self.headers.get("If-Match", "")
+        add = lambda status, nbytes, note: srv.stats.add(kind, key, status, nbytes, note, im)
         if fault and fault.kind == "status":
-            srv.stats.add(kind, key, fault.code, 0, "fault")
+            add(fault.code, 0, "fault")
             self.send_s3_error(fault.code, ERROR_CODES.get(fault.code, "InternalError"),
                                "injected by s3proxy", key)
             return
         if fault and fault.kind == "reset":
-            srv.stats.add(kind, key, 0, 0, "fault-reset")
+            add(0, 0, "fault-reset")
             self.rst()
             return
         if fault and fault.kind == "stall":
-            srv.stats.add(kind, key, 0, 0, "fault-stall")
+            add(0, 0, "fault-stall")
             time.sleep(fault.seconds)
             self.rst()
             return
@@ -404,7 +410,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if if_match and etag and if_match.strip() != "*" and \
                 if_match.strip().strip('"') != etag.strip().strip('"'):
             resp.read()
-            srv.stats.add(kind, key, 412, 0, rng)
+            add(412, 0, rng)
             self.send_s3_error(412, "PreconditionFailed",
                                "At least one of the pre-conditions you specified did not hold", key)
             return
@@ -423,7 +429,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         total = int(length)
         if self.command == "HEAD":
             resp.read()
-            srv.stats.add(kind, key, resp.status, 0, rng)
+            add(resp.status, 0, rng)
             return
         sent = 0
         limit = total // 2 if (fault and fault.kind == "truncate") else total
@@ -437,7 +443,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     break
                 self.wfile.write(chunk)
                 sent += len(chunk)
-        srv.stats.add(kind, key, resp.status, sent, ("truncated " if sent < total else "") + rng)
+        add(resp.status, sent, ("truncated " if sent < total else "") + rng)
         if sent < total:
             self._up = None  # the upstream response was not read to its end
             self.wfile.flush()
