@@ -65,7 +65,8 @@ s3_start() {
 	s3rver_js
 	S3_DIR=$WORK/s3store
 	mkdir -p "$S3_DIR"
-	S3RVER_MODULE=$S3RVER_MODULE node -e '
+	# DES (s3rver's continuation tokens) is in OpenSSL 3's legacy provider
+	S3RVER_MODULE=$S3RVER_MODULE node --openssl-legacy-provider -e '
 const S3rver = require(process.env.S3RVER_MODULE);
 const fs = require("fs");
 new S3rver({ address: "127.0.0.1", port: 0, directory: process.argv[1], silent: true })

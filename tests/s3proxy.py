@@ -42,6 +42,7 @@ import sys
 import threading
 import time
 import urllib.parse
+from xml.sax.saxutils import escape as xml_escape
 
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -126,9 +127,9 @@ def selftest():
 
 
 class AuthError(Exception):
-    def __init__(self, status, code, msg):
+    def __init__(self, status, code, msg, creq=""):
         super().__init__(msg)
-        self.status, self.code, self.msg = status, code, msg
+        self.status, self.code, self.msg, self.creq = status, code, msg, creq
 
 
 AUTH_RE = re.compile(r"^AWS4-HMAC-SHA256\s+(.*)$")
@@ -192,7 +193,8 @@ def verify(conf, method, raw_path, raw_query, headers, body):
     want = signature(conf.secret, amz_date, "/".join([date, region, service, term]), creq)
     if not hmac.compare_digest(want, sig):
         raise AuthError(403, "SignatureDoesNotMatch",
-                        "The request signature we calculated does not match the signature you provided. Check your key and signing method.")
+                        "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+                        creq)
 
 
 def classify(method, path, query):
@@ -295,9 +297,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(data)
         return len(data)
 
-    def send_s3_error(self, status, code, msg, key=""):
+    def send_s3_error(self, status, code, msg, key="", creq=""):
+        extra = "<CanonicalRequest>%s</CanonicalRequest>" % xml_escape(creq) if creq else ""
         body = ('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>%s</Code><Message>%s</Message>'
-                '<Resource>/%s</Resource><RequestId>s3proxy</RequestId></Error>' % (code, msg, key))
+                '<Resource>/%s</Resource>%s<RequestId>s3proxy</RequestId></Error>'
+                % (code, xml_escape(msg), xml_escape(key), extra))
         return self.send_plain(status, body, "application/xml")
 
     def rst(self):
@@ -359,7 +363,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             verify(srv.conf, self.command, path, query, list(self.headers.items()), body)
         except AuthError as e:
-            n = self.send_s3_error(e.status, e.code, e.msg, key)
+            # as S3 does, the canonical request we expected goes into the
+            # answer (and the proxy's log), for whoever debugs a signer
+            if e.creq:
+                sys.stderr.write("%s %s: canonical request expected:\n%s\n--\n" % (self.command, self.path, e.creq))
+                sys.stderr.flush()
+            self.send_s3_error(e.status, e.code, e.msg, key, e.creq)
             srv.stats.add(kind, key, e.status, 0, "auth")
             return
         fault = None
