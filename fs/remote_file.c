@@ -67,12 +67,13 @@ pq_status pfs_remote_fail(const pfs_http_resp *r, const char *name, const char *
 	if (n && pfs_s3_xml_value(r->err_body, n, "Code", code, sizeof code))
 		(void)pfs_s3_xml_value(r->err_body, n, "Message", msg, sizeof msg);
 	pq_status st = r->status == 403 || r->status == 401 ? PQ_EKEY : PQ_EIO;
-	const char *why = r->status == 403 ? "access denied"
+	const char *why = r->status == 401 || r->status == 403 ? "access denied"
 			: r->status == 404 ? "not found"
-			: r->status == 412 ? "changed on the server (the ETag differs)"
-			: r->status == 416 ? "range not satisfiable (the object shrank?)"
-					   : "failed";
-	return pq_fail(err, st, "%s: %s %s: HTTP %ld%s%s%s%s", name, what, why, r->status,
+			: r->status == 412 ? "changed on the server: the ETag differs"
+			: r->status == 416 ? "range not satisfiable: the object shrank?"
+			: r->status >= 500 ? "server error, retries exhausted"
+					   : "unexpected answer";
+	return pq_fail(err, st, "%s: %s: HTTP %ld (%s)%s%s%s%s", name, what, r->status, why,
 		       code[0] ? " " : "", code, msg[0] ? ": " : "", msg);
 }
 
