@@ -138,7 +138,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
 	/* staging/ needs a writable mount and a SOURCE directory to write in */
-	if (!opts->read_only && !opts->source_is_file && opts->source_kind == PFS_SRC_LOCAL &&
+	if (!opts->read_only && !opts->source_is_file && opts->source_kind != PFS_SRC_HTTP &&
 	    pfs_staging_new(fs, &fs->staging, err) != PQ_OK) {
 		pfs_fs_free(fs);
 		return err->status;

@@ -30,6 +30,10 @@ typedef struct pfs_s3 {
 	pthread_mutex_t lock;       /* dirs */
 	pthread_mutex_t fetch_lock; /* one listing at a time */
 	struct s3_dir *dirs;
+	/* directories made in staging/ that hold no object yet (S3 has
+	 * none: a prefix exists while a key is under it); under lock */
+	char **vdirs;
+	size_t nvdirs;
 } pfs_s3;
 
 /* .parquet, .parq, .pq in any case. */
@@ -38,6 +42,10 @@ bool pfs_s3_is_parquet_name(const char *name);
 int pfs_s3_object_url(const pfs_s3 *s, const char *key, char *buf, size_t n);
 /* Drops the cached listing of directory rel (after a publish into it). */
 void pfs_s3_forget(pfs_s3 *s, const char *rel);
+
+/* staging/'s mkdir and rmdir: 0 or -errno as mkdir(2), rmdir(2). */
+int pfs_s3_vdir_add(pfs_s3 *s, const char *rel);
+int pfs_s3_vdir_remove(pfs_s3 *s, const char *rel);
 
 extern const pfs_publish_ops pfs_s3_publish_ops;
 

@@ -365,8 +365,87 @@ static int s3_list(void *be, const char *rel, pfs_source_list_fn fn, void *ctx)
 		fill_stat(s, e, &st, &id, url);
 		rc = fn(ctx, e->name, &st, &id);
 	}
+	/* directories made in staging/ that hold nothing yet */
+	size_t rl = strlen(rel);
+	for (size_t i = 0; rc == 0; i++) {
+		char name[PFS_S3_KEY_MAX + 1] = "";
+		pthread_mutex_lock(&s->lock);
+		bool more = i < s->nvdirs;
+		if (more) {
+			const char *v = s->vdirs[i];
+			const char *tail = rl ? (!strncmp(v, rel, rl) && v[rl] == '/' ? v + rl + 1 : NULL)
+					      : v;
+			if (tail && *tail && !strchr(tail, '/'))
+				snprintf(name, sizeof name, "%s", tail);
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (!more)
+			break;
+		s3_ent k = {.name = name};
+		if (!name[0] || bsearch(&k, d->ents, d->n, sizeof *d->ents, ent_cmp))
+			continue;
+		struct stat st;
+		pq_identity id;
+		s3_ent v = {.name = name, .is_dir = true};
+		fill_stat(s, &v, &st, &id, "");
+		rc = fn(ctx, name, &st, &id);
+	}
 	dir_put(s, d);
 	return rc;
+}
+
+static int find(pfs_s3 *s, const char *rel, s3_ent *out);
+
+static bool vdir_has(pfs_s3 *s, const char *rel)
+{
+	pthread_mutex_lock(&s->lock);
+	bool has = false;
+	for (size_t i = 0; i < s->nvdirs && !has; i++)
+		has = !strcmp(s->vdirs[i], rel);
+	pthread_mutex_unlock(&s->lock);
+	return has;
+}
+
+int pfs_s3_vdir_add(pfs_s3 *s, const char *rel)
+{
+	if (vdir_has(s, rel))
+		return -EEXIST;
+	s3_ent e;
+	int rc = find(s, rel, &e);
+	if (rc == 0)
+		return -EEXIST;
+	if (rc != -ENOENT)
+		return rc;
+	pthread_mutex_lock(&s->lock);
+	char **nv = s->nvdirs < 4096 ? realloc(s->vdirs, (s->nvdirs + 1) * sizeof *nv) : NULL;
+	char *d = nv ? strdup(rel) : NULL;
+	if (nv)
+		s->vdirs = nv;
+	if (d)
+		s->vdirs[s->nvdirs++] = d;
+	pthread_mutex_unlock(&s->lock);
+	return d ? 0 : -ENOMEM;
+}
+
+int pfs_s3_vdir_remove(pfs_s3 *s, const char *rel)
+{
+	s3_dir *d;
+	int rc = dir_get(s, rel, &d);
+	if (rc)
+		return rc;
+	bool empty = d->n == 0;
+	dir_put(s, d);
+	pthread_mutex_lock(&s->lock);
+	size_t i = 0;
+	while (i < s->nvdirs && strcmp(s->vdirs[i], rel))
+		i++;
+	bool had = i < s->nvdirs;
+	if (had && empty) {
+		free(s->vdirs[i]);
+		s->vdirs[i] = s->vdirs[--s->nvdirs];
+	}
+	pthread_mutex_unlock(&s->lock);
+	return !empty ? -ENOTEMPTY : had ? 0 : -ENOENT;
 }
 
 /* The entry of rel in its parent's listing (a copy). */
@@ -393,6 +472,11 @@ static int find(pfs_s3 *s, const char *rel, s3_ent *out)
 		out->name = NULL;
 	}
 	dir_put(s, d);
+	if (!e && vdir_has(s, rel)) {
+		memset(out, 0, sizeof *out);
+		out->is_dir = true;
+		return 0;
+	}
 	return e ? 0 : -ENOENT;
 }
 
@@ -472,6 +556,9 @@ static void s3_free(void *be)
 		n = d->next;
 		dir_free(d);
 	}
+	for (size_t i = 0; i < s->nvdirs; i++)
+		free(s->vdirs[i]);
+	free(s->vdirs);
 	pfs_http_free(s->http);
 	pfs_s3_conf_clear(&s->conf);
 	pthread_mutex_destroy(&s->lock);
@@ -487,7 +574,7 @@ static const pfs_source_ops s3_ops = {
 	.open = s3_open,
 	.statfs = s3_statfs,
 	.free = s3_free,
-	.publish = NULL, /* staging to S3: not yet */
+	.publish = &pfs_s3_publish_ops,
 };
 
 static const char *env_get(const char *name)
