@@ -26,7 +26,10 @@ void pfs_options_free(pfs_options *o)
 		      &o->page_size_s, &o->data_page_version_s, &o->dictionary_s,
 		      &o->bloom_filter, &o->page_index_s, &o->crc_s, &o->bloom_fpp_s,
 		      &o->encrypt, &o->encrypt_columns, &o->encryption_algorithm_s,
-		      &o->aad_prefix, &o->source_abs, &o->index_dir_s, &o->index_dir};
+		      &o->aad_prefix, &o->source_abs, &o->index_dir_s, &o->index_dir,
+		      &o->endpoint, &o->region, &o->profile, &o->ca_file, &o->metadata_ttl_s,
+		      &o->retries_s, &o->timeout_s, &o->cache_dir_s, &o->cache_dir_size_s,
+		      &o->spool_dir_s, &o->spool_dir, &o->cache_dir};
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
 		free(*s[i]);
 		*s[i] = NULL;
