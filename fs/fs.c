@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "pfs_internal.h"
+#include "pfs_source.h"
 #include "pq_keyring.h"
 
 /* The size index keys hold a fingerprint of the key_file: other keys may
@@ -85,7 +86,34 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	}
 	mix_build_identity(fs->key_fp);
 	fs->inodes = pfs_inodes_new();
-	fs->sources = pfs_sources_new(opts->source_abs, opts->source_is_file);
+	pfs_source *be = NULL;
+	if (opts->source_kind == PFS_SRC_LOCAL) {
+		be = pfs_source_local_new(opts->source_abs);
+	} else {
+		pfs_remote_opts ro = {
+			.url = opts->source_abs,
+			.s3 = {.profile = opts->profile, .region = opts->region,
+			       .endpoint = opts->endpoint, .no_sign = opts->no_sign,
+			       .path_style = opts->path_style,
+			       .virtual_hosted = opts->virtual_hosted},
+			.ca_file = opts->ca_file,
+			.spool_dir = opts->spool_dir,
+			.timeout_s = opts->timeout,
+			.retries = opts->retries,
+			.metadata_ttl = opts->metadata_ttl,
+			/* readahead windows of every reader together */
+			.readahead_budget = (uint64_t)64 << 20,
+		};
+		pq_status st = opts->source_kind == PFS_SRC_S3 ? pfs_source_s3_new(&ro, &be, err)
+							       : pfs_source_http_new(&ro, &be, err);
+		if (st != PQ_OK) {
+			pq_keyring_free(fs->keys);
+			pthread_mutex_destroy(&fs->live_lock);
+			free(fs);
+			return st;
+		}
+	}
+	fs->sources = pfs_sources_new(opts->source_abs, opts->source_is_file, be);
 	/* A quarter for layouts and metadata (at least 16 MiB: a chunk of
 	 * 40,000 pages has a 12 MiB layout, and a layout that does not fit
 	 * would be re-read for every page), the rest for decoded data. */
@@ -110,7 +138,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
 	/* staging/ needs a writable mount and a SOURCE directory to write in */
-	if (!opts->read_only && !opts->source_is_file &&
+	if (!opts->read_only && !opts->source_is_file && opts->source_kind != PFS_SRC_HTTP &&
 	    pfs_staging_new(fs, &fs->staging, err) != PQ_OK) {
 		pfs_fs_free(fs);
 		return err->status;

@@ -252,7 +252,9 @@ pfs_src *pfs_src_root(pfs_fs *fs);
 void pfs_src_changed(pfs_fs *fs, const char *rel);
 
 typedef struct pfs_sources pfs_sources;
-pfs_sources *pfs_sources_new(const char *root, bool root_is_file);
+/* Takes be over (freed with the table, or at once on failure). */
+struct pfs_source;
+pfs_sources *pfs_sources_new(const char *root, bool root_is_file, struct pfs_source *be);
 void pfs_sources_free(pfs_sources *s);
 
 /* ---- cache.c ---------------------------------------------------------------- */

@@ -14,6 +14,12 @@
 
 #define PFS_DEFAULT_CACHE_SIZE ((uint64_t)256 << 20)
 #define PFS_DEFAULT_STAGING "staging"
+#define PFS_DEFAULT_METADATA_TTL 60
+#define PFS_DEFAULT_RETRIES 4
+#define PFS_DEFAULT_TIMEOUT 30
+#define PFS_DEFAULT_CACHE_DIR_SIZE ((uint64_t)1 << 30)
+
+enum { PFS_SRC_LOCAL, PFS_SRC_S3, PFS_SRC_HTTP };
 
 typedef struct pfs_options {
 	/* As given (fuse_opt strings, freed by pfs_options_free). */
@@ -27,13 +33,24 @@ typedef struct pfs_options {
 	    *crc_s, *bloom_fpp_s, *encrypt, *encrypt_columns,
 	    *encryption_algorithm_s, *aad_prefix, *delimiter_s, *replace_s;
 	char *container; /* container=aruna: staging/ publishes ARUNA containers */
+	/* remote sources (s3://, http(s)://) */
+	char *endpoint, *region, *profile, *ca_file, *metadata_ttl_s, *retries_s,
+	    *timeout_s, *cache_dir_s, *cache_dir_size_s, *spool_dir_s;
+	int no_sign, path_style, virtual_hosted;
 	int plaintext_footer;
 	int read_only;   /* -o ro: no staging folder */
 	int nonopt_count;
 	int bad_nonopt;  /* a third positional argument */
 
 	/* Validated. */
-	char *source_abs;     /* realpath of SOURCE */
+	char *source_abs;     /* realpath of SOURCE; a remote SOURCE's URL */
+	int source_kind;      /* PFS_SRC_LOCAL, _S3, _HTTP */
+	long metadata_ttl;    /* seconds (remote) */
+	int retries;          /* remote */
+	long timeout;         /* seconds without progress (remote) */
+	char *spool_dir;      /* absolute (S3 staging) */
+	char *cache_dir;      /* absolute or NULL (remote bytes on disk) */
+	uint64_t cache_dir_size;
 	bool source_is_file;  /* SOURCE is one Parquet file */
 	uint64_t cache_size;
 	/* The size index's directory (absolute), NULL for none (index_dir=none,

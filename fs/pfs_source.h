@@ -105,6 +105,26 @@ typedef struct pfs_source {
  * NULL when out of memory. */
 pfs_source *pfs_source_local_new(const char *root);
 
+/* A remote SOURCE (src/ picks the kind from the SOURCE syntax). */
+#include "s3_conf.h"
+typedef struct pfs_remote_opts {
+	const char *url;          /* s3://BUCKET/PREFIX, or http(s)://... */
+	pfs_s3_opts s3;
+	const char *ca_file;
+	const char *spool_dir;    /* staging's spool (S3) */
+	long timeout_s;
+	int retries;
+	unsigned backoff_ms;
+	long metadata_ttl;        /* seconds listings and identities are trusted */
+	uint64_t readahead_budget;
+} pfs_remote_opts;
+
+/* S3 and HTTP(S): each checks its source once (lists the prefix, HEADs
+ * the URL and checks that Range is honoured) and fails with one line
+ * naming the cause. */
+pq_status pfs_source_s3_new(const pfs_remote_opts *ro, pfs_source **out, pq_error *err);
+pq_status pfs_source_http_new(const pfs_remote_opts *ro, pfs_source **out, pq_error *err);
+
 /* mkdir -p of the directory holding path (0 or -errno): for the local
  * backend and staging's store, which is local whatever the backend. */
 int pfs_local_mkdirs_for(const char *path);

@@ -62,18 +62,20 @@ static pfs_src *src_new(const char *rel, const char *path, bool is_file)
 	return s;
 }
 
-pfs_sources *pfs_sources_new(const char *root, bool root_is_file)
+pfs_sources *pfs_sources_new(const char *root, bool root_is_file, pfs_source *be)
 {
 	pfs_sources *t = calloc(1, sizeof *t);
-	if (!t)
+	if (!t) {
+		pfs_source_free(be);
 		return NULL;
+	}
 	t->nbuckets = 1024;
 	t->buckets = calloc(t->nbuckets, sizeof *t->buckets);
 	/* A single file is matched (key_file sections) by its name. */
 	const char *base = strrchr(root, '/');
 	t->root = src_new("", root, root_is_file);
-	/* The one backend there is today; another would be chosen here. */
-	t->be = pfs_source_local_new(root);
+	/* the backend src/ chose by the SOURCE syntax (fs.c made it) */
+	t->be = be;
 	if (!t->buckets || !t->root || !t->be) {
 		if (t->root) {
 			free(t->root->rel);

@@ -31,6 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "staging_internal.h"
 
 #define NBUCKETS 4096
@@ -825,7 +827,22 @@ pq_status pfs_staging_new(pfs_fs *fs, pfs_staging **out, pq_error *err)
 	pthread_mutex_init(&s->lock, NULL);
 	for (size_t i = 0; i < STG_TARGET_LOCKS; i++)
 		pthread_mutex_init(&s->target_locks[i], NULL);
-	size_t n = strlen(fs->opts->source_abs) + sizeof "/" STG_STORE;
+	/* The store: under SOURCE, or for a remote SOURCE under spool_dir in
+	 * a folder of its URL, so a later mount of it (with the same
+	 * spool_dir) finds and finishes what a crash left there. */
+	char remote[64] = "";
+	const char *base = fs->opts->source_abs;
+	if (fs->opts->source_kind != PFS_SRC_LOCAL) {
+		if (!fs->opts->spool_dir) {
+			pfs_staging_free(s);
+			return pq_fail(err, PQ_EINVAL, "staging on %s needs -o spool_dir=DIR (or "
+				       "HOME or XDG_CACHE_HOME), or -o ro", base);
+		}
+		snprintf(remote, sizeof remote, "/%016llx",
+			 (unsigned long long)XXH3_64bits(base, strlen(base)));
+		base = fs->opts->spool_dir;
+	}
+	size_t n = strlen(base) + strlen(remote) + sizeof "/" STG_STORE;
 	s->store = malloc(n);
 	s->by_rel = calloc(s->nbuckets, sizeof *s->by_rel);
 	s->by_id = calloc(s->nbuckets, sizeof *s->by_id);
@@ -833,7 +850,15 @@ pq_status pfs_staging_new(pfs_fs *fs, pfs_staging **out, pq_error *err)
 		pfs_staging_free(s);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
-	snprintf(s->store, n, "%s/%s", fs->opts->source_abs, STG_STORE);
+	snprintf(s->store, n, "%s%s/%s", base, remote, remote[0] ? "staging" : STG_STORE);
+	if (remote[0]) {
+		int rc = pfs_local_mkdirs_for(s->store);
+		if (rc) {
+			pq_fail(err, PQ_EIO, "spool_dir %s: %s", base, strerror(-rc));
+			pfs_staging_free(s);
+			return err->status;
+		}
+	}
 	/* Encryption keys are resolved per file at conversion
 	 * (staging_publish.c), as key_file sections depend on the path. */
 	s->wopts = fs->opts->write;

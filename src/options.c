@@ -45,6 +45,19 @@ static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("delimiter=%s", delimiter_s),
 	PFS_OPT("replace=%s", replace_s),
 	PFS_OPT("container=%s", container),
+	PFS_OPT("endpoint=%s", endpoint),
+	PFS_OPT("region=%s", region),
+	PFS_OPT("profile=%s", profile),
+	PFS_OPT("ca_file=%s", ca_file),
+	PFS_OPT("metadata_ttl=%s", metadata_ttl_s),
+	PFS_OPT("retries=%s", retries_s),
+	PFS_OPT("timeout=%s", timeout_s),
+	PFS_OPT("cache_dir=%s", cache_dir_s),
+	PFS_OPT("cache_dir_size=%s", cache_dir_size_s),
+	PFS_OPT("spool_dir=%s", spool_dir_s),
+	{"no_sign", offsetof(pfs_options, no_sign), 1},
+	{"path_style", offsetof(pfs_options, path_style), 1},
+	{"virtual_hosted", offsetof(pfs_options, virtual_hosted), 1},
 	FUSE_OPT_KEY("ro", KEY_RO),
 	/* fstab and mount(8) words that mean nothing to a FUSE daemon. */
 	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
@@ -106,6 +119,21 @@ void pfs_options_help(const char *prog)
 	       "    -o index_dir=DIR       where the sizes of data.csv, values.txt ... are kept\n"
 	       "                           between mounts (default $XDG_CACHE_HOME/parquetfs,\n"
 	       "                           else ~/.cache/parquetfs; none: memory only)\n"
+	       "\n"
+	       "remote sources (SOURCE s3://BUCKET[/PREFIX] or https://HOST/FILE.parquet):\n"
+	       "    -o endpoint=URL        S3 endpoint (default AWS_ENDPOINT_URL_S3,\n"
+	       "                           AWS_ENDPOINT_URL, else AWS's)\n"
+	       "    -o region=NAME         (default AWS_REGION, AWS_DEFAULT_REGION, the\n"
+	       "                           profile's region, else us-east-1)\n"
+	       "    -o profile=NAME        credentials of ~/.aws/credentials and config\n"
+	       "    -o no_sign             unsigned requests (public buckets)\n"
+	       "    -o path_style / -o virtual_hosted   force the S3 URL style\n"
+	       "    -o ca_file=PATH        a private CA for TLS, added to the system's\n"
+	       "    -o metadata_ttl=SECONDS  listings and ETags trusted this long (default 60)\n"
+	       "    -o retries=N           retries on 5xx, timeouts, resets (default 4)\n"
+	       "    -o timeout=SECONDS     a request without progress fails (default 30)\n"
+	       "    -o spool_dir=DIR       staged bytes until uploaded (S3)\n"
+	       "    -o cache_dir=DIR, cache_dir_size=SIZE  fetched bytes on disk\n"
 	       "\n"
 	       "writer defaults for files written through staging/:\n"
 	       "    -o codec=NAME          uncompressed, snappy, gzip, brotli, zstd, lz4_raw\n"
@@ -170,10 +198,162 @@ static bool is_parquet_file(const char *path)
 	return ok;
 }
 
+/* "DIR/SUB", freshly allocated (NULL when out of memory). */
+static char *join(const char *dir, const char *sub);
+
+/* An absolute directory for a path option (made absolute: the daemon
+ * leaves its working directory), or the user's cache directory + sub.
+ * *out stays NULL when there is none; false with a message on failure. */
+static bool dir_option(const char *name, const char *s, const char *sub, char **out,
+		       char *msg, size_t msglen)
+{
+	*out = NULL;
+	if (s && !*s) {
+		snprintf(msg, msglen, "%s=: expected a directory", name);
+		return false;
+	}
+	if (s && s[0] == '/') {
+		*out = strdup(s);
+	} else if (s) {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd)) {
+			snprintf(msg, msglen, "%s=%s: %s", name, s, strerror(errno));
+			return false;
+		}
+		*out = join(cwd, s);
+	} else if (sub) {
+		const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+		if (xdg && xdg[0] == '/')
+			*out = join(xdg, sub);
+		else if (home && home[0] == '/') {
+			char *c = join(home, ".cache");
+			*out = c ? join(c, sub) : NULL;
+			free(c);
+		} else
+			return true;
+	} else {
+		return true;
+	}
+	if (!*out) {
+		snprintf(msg, msglen, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+static bool parse_count(const char *name, const char *s, long max, long *out, char *msg,
+			size_t msglen)
+{
+	char *end;
+	errno = 0;
+	long v = s && *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
+	if (v < 0 || errno || *end || v > max) {
+		snprintf(msg, msglen, "%s=%s: expected a number from 0 to %ld", name, s ? s : "",
+			 max);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* s3://BUCKET[/PREFIX] or http(s)://...: the URL is SOURCE as given. */
+static bool check_remote(pfs_options *o, char *msg, size_t msglen)
+{
+	const char *s = o->source;
+	o->source_kind = !strncmp(s, "s3://", 5) ? PFS_SRC_S3 : PFS_SRC_HTTP;
+	if (o->source_kind == PFS_SRC_HTTP) {
+		const char *host = strstr(s, "://") + 3, *path = strchr(host, '/');
+		if (!*host || !path || !path[1] || path[strlen(path) - 1] == '/') {
+			snprintf(msg, msglen, "SOURCE %s: expected http(s)://HOST/PATH/FILE.parquet", s);
+			return false;
+		}
+		o->source_is_file = true;
+	} else if (strlen(s) <= 5 || s[5] == '/') {
+		snprintf(msg, msglen, "SOURCE %s: expected s3://BUCKET[/PREFIX]", s);
+		return false;
+	}
+	for (const char *p = s; *p; p++) {
+		if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+			snprintf(msg, msglen, "SOURCE %s: a URL holds no blanks or control characters "
+				 "(escape them as %%XX)", s);
+			return false;
+		}
+	}
+	size_t n = strlen(s);
+	if (o->source_kind == PFS_SRC_S3)
+		while (n > 5 && s[n - 1] == '/')
+			n--; /* s3://b/p/ is s3://b/p */
+	o->source_abs = strndup(s, n);
+	if (!o->source_abs) {
+		snprintf(msg, msglen, "out of memory");
+		return false;
+	}
+	long v;
+	o->metadata_ttl = PFS_DEFAULT_METADATA_TTL;
+	if (o->metadata_ttl_s) {
+		if (!parse_count("metadata_ttl", o->metadata_ttl_s, 1L << 30, &v, msg, msglen))
+			return false;
+		o->metadata_ttl = v;
+	}
+	o->retries = PFS_DEFAULT_RETRIES;
+	if (o->retries_s) {
+		if (!parse_count("retries", o->retries_s, 20, &v, msg, msglen))
+			return false;
+		o->retries = (int)v;
+	}
+	o->timeout = PFS_DEFAULT_TIMEOUT;
+	if (o->timeout_s) {
+		if (!parse_count("timeout", o->timeout_s, 3600, &v, msg, msglen) || v == 0) {
+			if (v == 0)
+				snprintf(msg, msglen, "timeout=0: expected at least 1 second");
+			return false;
+		}
+		o->timeout = v;
+	}
+	if (o->ca_file && access(o->ca_file, R_OK) != 0) {
+		snprintf(msg, msglen, "ca_file %s: %s", o->ca_file, strerror(errno));
+		return false;
+	}
+	if (o->ca_file && o->ca_file[0] != '/') {
+		char *abs = realpath(o->ca_file, NULL);
+		if (!abs) {
+			snprintf(msg, msglen, "ca_file %s: %s", o->ca_file, strerror(errno));
+			return false;
+		}
+		free(o->ca_file);
+		o->ca_file = abs;
+	}
+	if (o->path_style && o->virtual_hosted) {
+		snprintf(msg, msglen, "path_style and virtual_hosted exclude each other");
+		return false;
+	}
+	o->cache_dir_size = PFS_DEFAULT_CACHE_DIR_SIZE;
+	if (o->cache_dir_size_s && !pfs_parse_size(o->cache_dir_size_s, &o->cache_dir_size)) {
+		snprintf(msg, msglen, "cache_dir_size=%s: expected a size such as 1G",
+			 o->cache_dir_size_s);
+		return false;
+	}
+	return dir_option("cache_dir", o->cache_dir_s, NULL, &o->cache_dir, msg, msglen) &&
+	       dir_option("spool_dir", o->spool_dir_s, "parquetfs/spool", &o->spool_dir, msg,
+			  msglen);
+}
+
 static bool check_source(pfs_options *o, char *msg, size_t msglen)
 {
 	if (!o->source) {
 		snprintf(msg, msglen, "no SOURCE given (usage: parquetfs [options] SOURCE MOUNTPOINT)");
+		return false;
+	}
+	if (!strncmp(o->source, "s3://", 5) || !strncmp(o->source, "http://", 7) ||
+	    !strncmp(o->source, "https://", 8))
+		return check_remote(o, msg, msglen);
+	const char *remote_only = o->endpoint ? "endpoint" : o->region ? "region"
+				: o->profile ? "profile" : o->no_sign ? "no_sign"
+				: o->ca_file ? "ca_file" : o->spool_dir_s ? "spool_dir"
+				: o->cache_dir_s ? "cache_dir" : NULL;
+	if (remote_only) {
+		snprintf(msg, msglen, "%s is an option of remote sources (s3://, https://)",
+			 remote_only);
 		return false;
 	}
 	struct stat st;
@@ -244,7 +424,6 @@ static bool check_encryption(pfs_options *o, char *msg, size_t msglen)
 	return true;
 }
 
-/* "DIR/SUB", freshly allocated (NULL when out of memory). */
 static char *join(const char *dir, const char *sub)
 {
 	size_t n = strlen(dir) + 1 + strlen(sub) + 1;

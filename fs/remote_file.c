@@ -1,0 +1,281 @@
+/* A remote object as a pq_source (remote_file.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "remote_file.h"
+#include "s3_xml.h"
+
+typedef struct remote {
+	pfs_http *h;
+	pfs_ra_budget *budget;
+	char *url, *name;
+	char etag[PFS_ETAG_MAX];
+	uint64_t size;
+	pq_identity id;
+	uint8_t *tail;         /* the last tail_len bytes, read at open */
+	uint64_t tail_off, tail_len;
+	pthread_mutex_t lock;  /* the readahead window below */
+	uint8_t *win;
+	uint64_t win_off, win_len;
+	uint64_t last_end;     /* where the last read ended: sequential? */
+	uint64_t ra;           /* the last window's length */
+} remote;
+
+void pfs_remote_identity(const char *url, uint64_t size, const char *etag, pq_identity *id)
+{
+	uint8_t b[PQ_IDENTITY_MAX];
+	uint64_t uh = XXH3_64bits(url, strlen(url));
+	memcpy(b, &size, 8);
+	memcpy(b + 8, &uh, 8);
+	size_t el = etag ? strlen(etag) : 0;
+	if (el > sizeof b - 16)
+		el = sizeof b - 16; /* longer ETags: the start, hashed rest below */
+	if (etag && strlen(etag) > el) {
+		uint64_t eh = XXH3_64bits(etag, strlen(etag));
+		memcpy(b + 16, &eh, 8);
+		memcpy(b + 24, etag, el - 8);
+	} else if (el) {
+		memcpy(b + 16, etag, el);
+	}
+	if (!el) {
+		id->len = 0; /* no ETag: unknown, never validates a cache */
+		return;
+	}
+	pq_identity_set(id, b, 16 + el);
+}
+
+uint64_t pfs_remote_next_window(uint64_t last)
+{
+	if (last < PFS_REMOTE_RA_MIN)
+		return PFS_REMOTE_RA_MIN;
+	return last >= PFS_REMOTE_RA_MAX / 2 ? PFS_REMOTE_RA_MAX : last * 2;
+}
+
+pq_status pfs_remote_fail(const pfs_http_resp *r, const char *name, const char *what,
+			  pq_error *err)
+{
+	char code[128] = "", msg[256] = "";
+	size_t n = strlen(r->err_body);
+	if (n && pfs_s3_xml_value(r->err_body, n, "Code", code, sizeof code))
+		(void)pfs_s3_xml_value(r->err_body, n, "Message", msg, sizeof msg);
+	pq_status st = r->status == 403 || r->status == 401 ? PQ_EKEY : PQ_EIO;
+	const char *why = r->status == 401 || r->status == 403 ? "access denied"
+			: r->status == 404 ? "not found"
+			: r->status == 412 ? "changed on the server: the ETag differs"
+			: r->status == 416 ? "range not satisfiable: the object shrank?"
+			: r->status >= 500 ? "server error, retries exhausted"
+					   : "unexpected answer";
+	return pq_fail(err, st, "%s: %s: HTTP %ld (%s)%s%s%s%s", name, what, r->status, why,
+		       code[0] ? " " : "", code, msg[0] ? ": " : "", msg);
+}
+
+/* Fetches [off, off + len) into buf with If-Match. */
+static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_error *err)
+{
+	char range[64];
+	snprintf(range, sizeof range, "bytes=%" PRIu64 "-%" PRIu64, off, off + len - 1);
+	pfs_http_req rq = {.method = "GET", .url = o->url, .range = range, .fd = -1,
+			   .if_match = o->etag[0] ? o->etag : NULL, .buf = buf,
+			   .cap = (size_t)len};
+	pfs_http_resp rs;
+	pq_status st = pfs_http_do(o->h, &rq, &rs, err);
+	free(rs.body);
+	if (st != PQ_OK) {
+		if (rs.status == 200 && off + len < o->size)
+			return pq_fail(err, PQ_EIO, "%s: the server ignores Range (HTTP 200 for a "
+				       "range read)", o->name);
+		return pq_context(err, "%s: read of %" PRIu64 " bytes at offset %" PRIu64,
+				  o->name, len, off);
+	}
+	if (rs.status >= 300 || rs.status < 200) {
+		char what[96];
+		snprintf(what, sizeof what, "read at offset %" PRIu64, off);
+		return pfs_remote_fail(&rs, o->name, what, err);
+	}
+	if (rs.status == 200 && !(off == 0 && len == o->size))
+		return pq_fail(err, PQ_EIO, "%s: the server ignores Range (HTTP 200 for a range "
+			       "read)", o->name);
+	if (rs.status == 206 && rs.range_total != UINT64_MAX && rs.range_total != o->size)
+		return pq_fail(err, PQ_EIO, "%s: changed on the server (now %" PRIu64 " bytes, "
+			       "was %" PRIu64 ")", o->name, rs.range_total, o->size);
+	if (o->etag[0] && rs.etag[0] && strcmp(rs.etag, o->etag))
+		return pq_fail(err, PQ_EIO, "%s: changed on the server (ETag %s, was %s)",
+			       o->name, rs.etag, o->etag);
+	if (rs.body_len != len)
+		return pq_fail(err, PQ_EIO, "%s: short read at offset %" PRIu64 ": %zu of %" PRIu64
+			       " bytes", o->name, off, rs.body_len, len);
+	return PQ_OK;
+}
+
+/* Copies what the tail or the window hold of [off, off + len). Returns how
+ * many leading bytes were served (under o->lock for the window). */
+static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	while (done < len) {
+		uint64_t at = off + done;
+		size_t n = 0;
+		if (o->tail && at >= o->tail_off && at < o->tail_off + o->tail_len) {
+			uint64_t have = o->tail_off + o->tail_len - at;
+			n = (size_t)(have < len - done ? have : len - done);
+			memcpy(buf + done, o->tail + (at - o->tail_off), n);
+		} else if (o->win && at >= o->win_off && at < o->win_off + o->win_len) {
+			uint64_t have = o->win_off + o->win_len - at;
+			n = (size_t)(have < len - done ? have : len - done);
+			memcpy(buf + done, o->win + (at - o->win_off), n);
+		}
+		if (!n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+static bool budget_take(pfs_ra_budget *b, uint64_t n)
+{
+	uint64_t cur = atomic_load(&b->used);
+	do {
+		if (cur + n > b->limit)
+			return false;
+	} while (!atomic_compare_exchange_weak(&b->used, &cur, cur + n));
+	return true;
+}
+
+static void budget_give(pfs_ra_budget *b, uint64_t n)
+{
+	atomic_fetch_sub(&b->used, n);
+}
+
+static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, pq_error *err)
+{
+	remote *o = impl;
+	uint8_t *out = buf;
+	pthread_mutex_lock(&o->lock);
+	size_t done = serve_held(o, out, len, off);
+	bool seq = off + done == o->last_end || (done && off + done == o->win_off + o->win_len);
+	uint64_t ra = o->ra;
+	if (done == len)
+		o->last_end = off + len;
+	pthread_mutex_unlock(&o->lock);
+	if (done == len)
+		return PQ_OK;
+	uint64_t at = off + done, need = len - done;
+	if (seq) {
+		/* a sequential reader: one window from here, from the budget */
+		uint64_t w = pfs_remote_next_window(ra);
+		if (w < need)
+			w = need;
+		if (w > o->size - at)
+			w = o->size - at;
+		uint8_t *nw = w > need && budget_take(o->budget, w) ? malloc((size_t)w) : NULL;
+		if (nw) {
+			pq_status st = fetch(o, nw, w, at, err);
+			if (st != PQ_OK) {
+				free(nw);
+				budget_give(o->budget, w);
+				return st;
+			}
+			memcpy(out + done, nw, (size_t)need);
+			pthread_mutex_lock(&o->lock);
+			if (o->win) {
+				free(o->win);
+				budget_give(o->budget, o->win_len);
+			}
+			o->win = nw;
+			o->win_off = at;
+			o->win_len = w;
+			o->ra = w;
+			o->last_end = off + len;
+			pthread_mutex_unlock(&o->lock);
+			return PQ_OK;
+		}
+		/* over budget (or a window no larger than the read): exact */
+	}
+	pq_status st = fetch(o, out + done, need, at, err);
+	if (st == PQ_OK) {
+		pthread_mutex_lock(&o->lock);
+		o->last_end = off + len;
+		if (!seq)
+			o->ra = 0;
+		pthread_mutex_unlock(&o->lock);
+	}
+	return st;
+}
+
+static uint64_t remote_size(void *impl)
+{
+	return ((remote *)impl)->size;
+}
+
+static void remote_identity(void *impl, pq_identity *out)
+{
+	*out = ((remote *)impl)->id;
+}
+
+static void remote_close(void *impl)
+{
+	remote *o = impl;
+	if (o->win) {
+		free(o->win);
+		budget_give(o->budget, o->win_len);
+	}
+	free(o->tail);
+	free(o->url);
+	free(o->name);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
+}
+
+static const pq_source_ops remote_ops = {
+	.pread = remote_pread,
+	.size = remote_size,
+	.identity = remote_identity,
+	.close = remote_close,
+};
+
+pq_status pfs_remote_open(pfs_http *h, pfs_ra_budget *b, const char *url, const char *name,
+			  uint64_t size, const char *etag, pq_source **out, pq_error *err)
+{
+	*out = NULL;
+	remote *o = calloc(1, sizeof *o);
+	if (!o)
+		return pq_fail(err, PQ_ENOMEM, "no memory");
+	pthread_mutex_init(&o->lock, NULL);
+	o->h = h;
+	o->budget = b;
+	o->size = size;
+	o->url = strdup(url);
+	o->name = strdup(name);
+	if (etag && strlen(etag) < sizeof o->etag)
+		snprintf(o->etag, sizeof o->etag, "%s", etag);
+	if (!o->url || !o->name) {
+		remote_close(o);
+		return pq_fail(err, PQ_ENOMEM, "no memory");
+	}
+	pfs_remote_identity(url, size, o->etag, &o->id);
+	/* the footer (and usually the page index): one speculative tail read */
+	if (size > 0) {
+		uint64_t n = size < PFS_REMOTE_TAIL ? size : PFS_REMOTE_TAIL;
+		o->tail = malloc((size_t)n);
+		if (!o->tail) {
+			remote_close(o);
+			return pq_fail(err, PQ_ENOMEM, "no memory");
+		}
+		pq_status st = fetch(o, o->tail, n, size - n, err);
+		if (st != PQ_OK) {
+			remote_close(o);
+			return st;
+		}
+		o->tail_off = size - n;
+		o->tail_len = n;
+	}
+	return pq_source_new(&remote_ops, o, out, err);
+}

@@ -1,0 +1,52 @@
+/* A remote object (an S3 key, an HTTP URL) as a pq_source: preads become
+ * range GETs carrying If-Match, so a read never mixes two versions.
+ *
+ * Few requests: the footer comes from one speculative read of the tail
+ * (PFS_REMOTE_TAIL bytes, when the size is known) kept for the source's
+ * life; a reader that goes on where its last read ended gets a readahead
+ * window that doubles up to PFS_REMOTE_RA_MAX, taken from one budget
+ * shared by every source of the mount (no budget left: no readahead, the
+ * read fetches exactly what it needs). Other reads fetch exactly their
+ * range: core asks for whole pages and page windows, so a view's reads
+ * are already as large as they can usefully be. */
+#ifndef PFS_REMOTE_FILE_H
+#define PFS_REMOTE_FILE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "pq_io.h"
+#include "remote_http.h"
+
+#define PFS_REMOTE_TAIL ((uint64_t)256 << 10)
+#define PFS_REMOTE_RA_MIN ((uint64_t)256 << 10)
+#define PFS_REMOTE_RA_MAX ((uint64_t)8 << 20)
+
+/* Readahead memory of a mount. */
+typedef struct pfs_ra_budget {
+	atomic_uint_fast64_t used;
+	uint64_t limit;
+} pfs_ra_budget;
+
+/* The object at url (escaped; name is for messages), of size bytes with
+ * ETag etag (NULL or "" when the server sent none: reads then carry no
+ * If-Match). The tail is read here. */
+pq_status pfs_remote_open(pfs_http *h, pfs_ra_budget *b, const char *url, const char *name,
+			  uint64_t size, const char *etag, pq_source **out, pq_error *err);
+
+/* The identity of such an object: its size, a hash of its URL (an nginx
+ * ETag is only mtime and size: two files must not share size-index
+ * entries) and its ETag. */
+void pfs_remote_identity(const char *url, uint64_t size, const char *etag, pq_identity *id);
+
+/* A response status other than 2xx as a status and message naming name:
+ * 403 -> PQ_EKEY (EACCES), the rest PQ_EIO; S3's error Code when the body
+ * has one. */
+pq_status pfs_remote_fail(const pfs_http_resp *r, const char *name, const char *what,
+			  pq_error *err);
+
+/* The window after a sequential read of `last` bytes (PFS_REMOTE_RA_MIN
+ * at first, doubling, at most PFS_REMOTE_RA_MAX), for tests. */
+uint64_t pfs_remote_next_window(uint64_t last);
+
+#endif

@@ -1,0 +1,52 @@
+/* The S3 backend's state, shared by its listing (source_s3.c) and its
+ * publishing (s3_publish.c). */
+#ifndef PFS_S3_REMOTE_H
+#define PFS_S3_REMOTE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "pfs_source.h"
+#include "remote_file.h"
+#include "remote_http.h"
+#include "s3_conf.h"
+
+struct s3_dir;
+
+typedef struct pfs_s3 {
+	pfs_http *http;
+	pfs_s3_conf conf;
+	char bucket[64];
+	char prefix[1024];          /* no leading or trailing '/' */
+	char bucket_url[1024];      /* keys are appended after a '/' */
+	char display[1100];         /* s3://bucket/prefix, for messages */
+	char *spool_dir;
+	long ttl;
+	uid_t uid;
+	gid_t gid;
+	pfs_ra_budget budget;
+	pthread_mutex_t lock;       /* dirs */
+	pthread_mutex_t fetch_lock; /* one listing at a time */
+	struct s3_dir *dirs;
+	/* directories made in staging/ that hold no object yet (S3 has
+	 * none: a prefix exists while a key is under it); under lock */
+	char **vdirs;
+	size_t nvdirs;
+} pfs_s3;
+
+/* .parquet, .parq, .pq in any case. */
+bool pfs_s3_is_parquet_name(const char *name);
+/* The URL of key (escaped) into buf: 0 or -ENAMETOOLONG. */
+int pfs_s3_object_url(const pfs_s3 *s, const char *key, char *buf, size_t n);
+/* Drops the cached listing of directory rel (after a publish into it). */
+void pfs_s3_forget(pfs_s3 *s, const char *rel);
+
+/* staging/'s mkdir and rmdir: 0 or -errno as mkdir(2), rmdir(2). */
+int pfs_s3_vdir_add(pfs_s3 *s, const char *rel);
+int pfs_s3_vdir_remove(pfs_s3 *s, const char *rel);
+
+extern const pfs_publish_ops pfs_s3_publish_ops;
+
+#endif
