@@ -22,12 +22,100 @@ typedef struct remote {
 	pq_identity id;
 	uint8_t *tail;         /* the last tail_len bytes, read at open */
 	uint64_t tail_off, tail_len;
-	pthread_mutex_t lock;  /* the readahead window below */
-	uint8_t *win;
-	uint64_t win_off, win_len;
+	/* under budget->lock: */
+	struct pfs_rblock *blocks; /* this source's held ranges */
 	uint64_t last_end;     /* where the last read ended: sequential? */
 	uint64_t ra;           /* the last window's length */
 } remote;
+
+typedef struct pfs_rblock {
+	struct pfs_rblock *lprev, *lnext; /* the budget's LRU */
+	struct pfs_rblock *oprev, *onext; /* its source's list */
+	remote *owner;
+	uint64_t off, len;
+	uint8_t *data;
+} pfs_rblock;
+
+void pfs_ra_budget_init(pfs_ra_budget *b, uint64_t limit)
+{
+	memset(b, 0, sizeof *b);
+	pthread_mutex_init(&b->lock, NULL);
+	b->limit = limit;
+}
+
+void pfs_ra_budget_destroy(pfs_ra_budget *b)
+{
+	pthread_mutex_destroy(&b->lock);
+}
+
+/* Under b->lock: unlinks and frees blk. */
+static void block_drop(pfs_ra_budget *b, pfs_rblock *blk)
+{
+	if (blk->lprev)
+		blk->lprev->lnext = blk->lnext;
+	else
+		b->head = blk->lnext;
+	if (blk->lnext)
+		blk->lnext->lprev = blk->lprev;
+	else
+		b->tail = blk->lprev;
+	if (blk->oprev)
+		blk->oprev->onext = blk->onext;
+	else
+		blk->owner->blocks = blk->onext;
+	if (blk->onext)
+		blk->onext->oprev = blk->oprev;
+	b->used -= blk->len;
+	free(blk->data);
+	free(blk);
+}
+
+/* Under b->lock: to the front of the LRU. */
+static void block_touch(pfs_ra_budget *b, pfs_rblock *blk)
+{
+	if (b->head == blk)
+		return;
+	blk->lprev->lnext = blk->lnext;
+	if (blk->lnext)
+		blk->lnext->lprev = blk->lprev;
+	else
+		b->tail = blk->lprev;
+	blk->lprev = NULL;
+	blk->lnext = b->head;
+	b->head->lprev = blk;
+	b->head = blk;
+}
+
+/* Keeps data (len bytes of o at off; taken over) in the cache, pushing
+ * out the least recently used bytes; frees it when it cannot fit. */
+static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
+{
+	pfs_ra_budget *b = o->budget;
+	pfs_rblock *blk = len <= b->limit ? calloc(1, sizeof *blk) : NULL;
+	if (!blk) {
+		free(data);
+		return;
+	}
+	blk->owner = o;
+	blk->off = off;
+	blk->len = len;
+	blk->data = data;
+	pthread_mutex_lock(&b->lock);
+	while (b->used + len > b->limit && b->tail)
+		block_drop(b, b->tail);
+	blk->lnext = b->head;
+	if (b->head)
+		b->head->lprev = blk;
+	b->head = blk;
+	if (!b->tail)
+		b->tail = blk;
+	blk->onext = o->blocks;
+	if (o->blocks)
+		o->blocks->oprev = blk;
+	o->blocks = blk;
+	b->used += len;
+	pthread_mutex_unlock(&b->lock);
+}
 
 void pfs_remote_identity(const char *url, uint64_t size, const char *etag, pq_identity *id)
 {
@@ -115,8 +203,9 @@ static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_erro
 	return PQ_OK;
 }
 
-/* Copies what the tail or the window hold of [off, off + len). Returns how
- * many leading bytes were served (under o->lock for the window). */
+/* Copies what the tail and the cache hold of [off, off + len), as long as
+ * they hold it from off on. Returns how many leading bytes were served.
+ * Under budget->lock. */
 static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
@@ -127,10 +216,16 @@ static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
 			uint64_t have = o->tail_off + o->tail_len - at;
 			n = (size_t)(have < len - done ? have : len - done);
 			memcpy(buf + done, o->tail + (at - o->tail_off), n);
-		} else if (o->win && at >= o->win_off && at < o->win_off + o->win_len) {
-			uint64_t have = o->win_off + o->win_len - at;
-			n = (size_t)(have < len - done ? have : len - done);
-			memcpy(buf + done, o->win + (at - o->win_off), n);
+		} else {
+			for (pfs_rblock *b = o->blocks; b; b = b->onext) {
+				if (at >= b->off && at < b->off + b->len) {
+					uint64_t have = b->off + b->len - at;
+					n = (size_t)(have < len - done ? have : len - done);
+					memcpy(buf + done, b->data + (at - b->off), n);
+					block_touch(o->budget, b);
+					break;
+				}
+			}
 		}
 		if (!n)
 			break;
@@ -139,75 +234,44 @@ static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
 	return done;
 }
 
-static bool budget_take(pfs_ra_budget *b, uint64_t n)
-{
-	uint64_t cur = atomic_load(&b->used);
-	do {
-		if (cur + n > b->limit)
-			return false;
-	} while (!atomic_compare_exchange_weak(&b->used, &cur, cur + n));
-	return true;
-}
-
-static void budget_give(pfs_ra_budget *b, uint64_t n)
-{
-	atomic_fetch_sub(&b->used, n);
-}
-
 static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, pq_error *err)
 {
 	remote *o = impl;
 	uint8_t *out = buf;
-	pthread_mutex_lock(&o->lock);
+	pthread_mutex_lock(&o->budget->lock);
 	size_t done = serve_held(o, out, len, off);
-	bool seq = off + done == o->last_end || (done && off + done == o->win_off + o->win_len);
+	bool seq = off == o->last_end || off + done == o->last_end;
 	uint64_t ra = o->ra;
 	if (done == len)
 		o->last_end = off + len;
-	pthread_mutex_unlock(&o->lock);
+	pthread_mutex_unlock(&o->budget->lock);
 	if (done == len)
 		return PQ_OK;
 	uint64_t at = off + done, need = len - done;
-	if (seq) {
-		/* a sequential reader: one window from here, from the budget */
-		uint64_t w = pfs_remote_next_window(ra);
-		if (w < need)
-			w = need;
-		if (w > o->size - at)
-			w = o->size - at;
-		uint8_t *nw = w > need && budget_take(o->budget, w) ? malloc((size_t)w) : NULL;
-		if (nw) {
-			pq_status st = fetch(o, nw, w, at, err);
-			if (st != PQ_OK) {
-				free(nw);
-				budget_give(o->budget, w);
-				return st;
-			}
-			memcpy(out + done, nw, (size_t)need);
-			pthread_mutex_lock(&o->lock);
-			if (o->win) {
-				free(o->win);
-				budget_give(o->budget, o->win_len);
-			}
-			o->win = nw;
-			o->win_off = at;
-			o->win_len = w;
-			o->ra = w;
-			o->last_end = off + len;
-			pthread_mutex_unlock(&o->lock);
-			return PQ_OK;
-		}
-		/* over budget (or a window no larger than the read): exact */
+	/* a sequential reader gets a window from here (growing while it stays
+	 * sequential); any other read fetches exactly what it needs */
+	uint64_t w = seq ? pfs_remote_next_window(ra) : need;
+	if (w < need)
+		w = need;
+	if (w > o->size - at)
+		w = o->size - at;
+	if (w > o->budget->limit / 4 && w > need)
+		w = need > o->budget->limit / 4 ? need : o->budget->limit / 4;
+	uint8_t *data = malloc((size_t)w);
+	if (!data)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory for %" PRIu64 " bytes", o->name, w);
+	pq_status st = fetch(o, data, w, at, err);
+	if (st != PQ_OK) {
+		free(data);
+		return st;
 	}
-	pq_status st = fetch(o, out + done, need, at, err);
-	if (st == PQ_OK) {
-		pthread_mutex_lock(&o->lock);
-		o->last_end = off + len;
-		if (!seq)
-			o->ra = 0;
-		pthread_mutex_unlock(&o->lock);
-	}
-	return st;
+	memcpy(out + done, data, (size_t)need);
+	pthread_mutex_lock(&o->budget->lock);
+	o->last_end = off + len;
+	o->ra = seq ? w : 0;
+	pthread_mutex_unlock(&o->budget->lock);
+	block_keep(o, at, w, data);
+	return PQ_OK;
 }
 
 static uint64_t remote_size(void *impl)
@@ -223,14 +287,15 @@ static void remote_identity(void *impl, pq_identity *out)
 static void remote_close(void *impl)
 {
 	remote *o = impl;
-	if (o->win) {
-		free(o->win);
-		budget_give(o->budget, o->win_len);
+	if (o->budget) {
+		pthread_mutex_lock(&o->budget->lock);
+		while (o->blocks)
+			block_drop(o->budget, o->blocks);
+		pthread_mutex_unlock(&o->budget->lock);
 	}
 	free(o->tail);
 	free(o->url);
 	free(o->name);
-	pthread_mutex_destroy(&o->lock);
 	free(o);
 }
 
@@ -248,7 +313,6 @@ pq_status pfs_remote_open(pfs_http *h, pfs_ra_budget *b, const char *url, const 
 	remote *o = calloc(1, sizeof *o);
 	if (!o)
 		return pq_fail(err, PQ_ENOMEM, "no memory");
-	pthread_mutex_init(&o->lock, NULL);
 	o->h = h;
 	o->budget = b;
 	o->size = size;

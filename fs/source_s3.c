@@ -563,6 +563,7 @@ static void s3_free(void *be)
 	pfs_s3_conf_clear(&s->conf);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->fetch_lock);
+	pfs_ra_budget_destroy(&s->budget);
 	free(s->spool_dir);
 	free(s);
 }
@@ -597,8 +598,7 @@ pq_status pfs_source_s3_new(const pfs_remote_opts *ro, pfs_source **out, pq_erro
 	s->uid = getuid();
 	s->gid = getgid();
 	s->ttl = ro->metadata_ttl;
-	atomic_init(&s->budget.used, 0);
-	s->budget.limit = ro->readahead_budget;
+	pfs_ra_budget_init(&s->budget, ro->readahead_budget);
 	snprintf(s->display, sizeof s->display, "%s", ro->url);
 	pq_status st = PQ_OK;
 	if (ro->spool_dir && !(s->spool_dir = strdup(ro->spool_dir)))
