@@ -65,7 +65,8 @@ s3_start() {
 	s3rver_js
 	S3_DIR=$WORK/s3store
 	mkdir -p "$S3_DIR"
-	S3RVER_MODULE=$S3RVER_MODULE node -e '
+	# DES (s3rver's continuation tokens) is in OpenSSL 3's legacy provider
+	S3RVER_MODULE=$S3RVER_MODULE node --openssl-legacy-provider -e '
 const S3rver = require(process.env.S3RVER_MODULE);
 const fs = require("fs");
 new S3rver({ address: "127.0.0.1", port: 0, directory: process.argv[1], silent: true })
@@ -203,4 +204,59 @@ remote_need_support() {
 mount_s3() {
 	local m=$1 src=$2; shift 2
 	mount_fs "$m" -o endpoint="$S3_ENDPOINT" -o index_dir=none "$@" "s3://$src"
+}
+
+# mount_must_fail WHAT MNT ARGS...: the mount is refused within 20 s with a
+# one-line message; it lands in MOUNT_ERR for the caller to look at.
+mount_must_fail() {
+	local what=$1 m=$2; shift 2
+	mkdir -p "$m"
+	MOUNT_ERR=
+	timeout 20 "$BIN" -f "$@" "$m" 2>"$WORK/mount.err" &
+	local p=$! i
+	for i in $(seq 200); do
+		kill -0 $p 2>/dev/null || break
+		mountpoint -q "$m" && break
+		sleep 0.1
+	done
+	if mountpoint -q "$m"; then
+		fail "$what: mounted, but should have been refused"
+		fusermount3 -u "$m"
+		wait $p 2>/dev/null
+		return 1
+	fi
+	wait $p
+	local rc=$?
+	MOUNT_ERR=$(grep -v '^$' "$WORK/mount.err")
+	cat "$WORK/mount.err" >>"$WORK/daemon.log"
+	if [ $rc = 0 ] || [ $rc = 124 ]; then
+		fail "$what: the daemon exited $rc without mounting (want an error exit)"
+		return 1
+	fi
+	if [ "$(printf '%s\n' "$MOUNT_ERR" | wc -l)" -ne 1 ] || [ -z "$MOUNT_ERR" ]; then
+		fail "$what: want one line on stderr, got: $MOUNT_ERR"
+		return 1
+	fi
+	return 0
+}
+
+# says WHAT WORD...: MOUNT_ERR names every WORD (any case)
+says() {
+	local what=$1 w; shift
+	for w; do
+		grep -qi -- "$w" <<<"$MOUNT_ERR" || { fail "$what: the message does not say '$w': $MOUNT_ERR"; return 1; }
+	done
+	ok "$what: $MOUNT_ERR"
+}
+
+# read_errno FILE: OK when FILE reads to its end, else the errno's name
+read_errno() {
+	"$PY" -c 'import errno, sys
+try:
+    with open(sys.argv[1], "rb") as f:
+        while f.read(1 << 20):
+            pass
+    print("OK")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, str(e.errno)))' "$1"
 }

@@ -12,7 +12,8 @@ proxy does what S3 does there, and what the tests need besides:
 * answers 412 PreconditionFailed when If-Match names another ETag, and
   serves suffix ranges (bytes=-N), which s3rver gets wrong;
 * counts requests and body bytes by kind (LIST, HEAD, GET, PUT, PART, POST,
-  DELETE) and key: GET /__proxy__/count?kind=GET&key=REGEX -> "N BYTES";
+  DELETE) and key: GET /__proxy__/count?kind=GET&key=REGEX[&status=N]
+  [&ifmatch=0|1] -> "N BYTES";
   GET /__proxy__/log -> one line per request; POST /__proxy__/reset;
 * injects faults: POST /__proxy__/fault?kind=K&key=REGEX&method=M&count=N
   &after=N&code=C&seconds=S&file=PATH, kinds: status (answer C), reset
@@ -41,6 +42,7 @@ import sys
 import threading
 import time
 import urllib.parse
+from xml.sax.saxutils import escape as xml_escape
 
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -125,9 +127,9 @@ def selftest():
 
 
 class AuthError(Exception):
-    def __init__(self, status, code, msg):
+    def __init__(self, status, code, msg, creq=""):
         super().__init__(msg)
-        self.status, self.code, self.msg = status, code, msg
+        self.status, self.code, self.msg, self.creq = status, code, msg, creq
 
 
 AUTH_RE = re.compile(r"^AWS4-HMAC-SHA256\s+(.*)$")
@@ -191,7 +193,8 @@ def verify(conf, method, raw_path, raw_query, headers, body):
     want = signature(conf.secret, amz_date, "/".join([date, region, service, term]), creq)
     if not hmac.compare_digest(want, sig):
         raise AuthError(403, "SignatureDoesNotMatch",
-                        "The request signature we calculated does not match the signature you provided. Check your key and signing method.")
+                        "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+                        creq)
 
 
 def classify(method, path, query):
@@ -211,9 +214,9 @@ class Stats:
         self.lock = threading.Lock()
         self.log = []   # (kind, key, status, bytes, range)
 
-    def add(self, *rec):
+    def add(self, kind, key, status, nbytes, note, if_match=""):
         with self.lock:
-            self.log.append(rec)
+            self.log.append((kind, key, status, nbytes, note, "if-match" if if_match else "-"))
 
 
 class Fault:
@@ -294,9 +297,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(data)
         return len(data)
 
-    def send_s3_error(self, status, code, msg, key=""):
+    def send_s3_error(self, status, code, msg, key="", creq=""):
+        extra = "<CanonicalRequest>%s</CanonicalRequest>" % xml_escape(creq) if creq else ""
         body = ('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>%s</Code><Message>%s</Message>'
-                '<Resource>/%s</Resource><RequestId>s3proxy</RequestId></Error>' % (code, msg, key))
+                '<Resource>/%s</Resource>%s<RequestId>s3proxy</RequestId></Error>'
+                % (code, xml_escape(msg), xml_escape(key), extra))
         return self.send_plain(status, body, "application/xml")
 
     def rst(self):
@@ -318,12 +323,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         what = path[len("/__proxy__/"):]
         if what == "count":
             kind, rx = q.get("kind"), re.compile(q.get("key", ".*"))
+            status, im = q.get("status"), q.get("ifmatch")
             with srv.stats.lock:
-                recs = [r for r in srv.stats.log if (not kind or r[0] == kind) and rx.search(r[1])]
+                recs = [r for r in srv.stats.log if (not kind or r[0] == kind) and rx.search(r[1])
+                        and (status is None or str(r[2]) == status)
+                        and (im is None or (r[5] == "if-match") == (im == "1"))]
             return self.send_plain(200, "%d %d\n" % (len(recs), sum(r[3] for r in recs)))
         if what == "log":
             with srv.stats.lock:
-                lines = ["%s %s %d %d %s" % r for r in srv.stats.log]
+                lines = ["%s %s %d %d %s %s" % (r[0], r[1], r[2], r[3], r[5], r[4]) for r in srv.stats.log]
             return self.send_plain(200, "".join(l + "\n" for l in lines))
         if what == "reset":
             with srv.stats.lock:
@@ -355,7 +363,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             verify(srv.conf, self.command, path, query, list(self.headers.items()), body)
         except AuthError as e:
-            n = self.send_s3_error(e.status, e.code, e.msg, key)
+            # as S3 does, the canonical request we expected goes into the
+            # answer (and the proxy's log), for whoever debugs a signer
+            if e.creq:
+                sys.stderr.write("%s %s: canonical request expected:\n%s\n--\n" % (self.command, self.path, e.creq))
+                sys.stderr.flush()
+            self.send_s3_error(e.status, e.code, e.msg, key, e.creq)
             srv.stats.add(kind, key, e.status, 0, "auth")
             return
         fault = None
@@ -365,17 +378,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     fault = f
                     break
         rng = self.headers.get("Range", "")
+        im = self.headers.get("If-Match", "")
+        add = lambda status, nbytes, note: srv.stats.add(kind, key, status, nbytes, note, im)
         if fault and fault.kind == "status":
-            srv.stats.add(kind, key, fault.code, 0, "fault")
+            add(fault.code, 0, "fault")
             self.send_s3_error(fault.code, ERROR_CODES.get(fault.code, "InternalError"),
                                "injected by s3proxy", key)
             return
         if fault and fault.kind == "reset":
-            srv.stats.add(kind, key, 0, 0, "fault-reset")
+            add(0, 0, "fault-reset")
             self.rst()
             return
         if fault and fault.kind == "stall":
-            srv.stats.add(kind, key, 0, 0, "fault-stall")
+            add(0, 0, "fault-stall")
             time.sleep(fault.seconds)
             self.rst()
             return
@@ -404,7 +419,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if if_match and etag and if_match.strip() != "*" and \
                 if_match.strip().strip('"') != etag.strip().strip('"'):
             resp.read()
-            srv.stats.add(kind, key, 412, 0, rng)
+            add(412, 0, rng)
             self.send_s3_error(412, "PreconditionFailed",
                                "At least one of the pre-conditions you specified did not hold", key)
             return
@@ -423,7 +438,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         total = int(length)
         if self.command == "HEAD":
             resp.read()
-            srv.stats.add(kind, key, resp.status, 0, rng)
+            add(resp.status, 0, rng)
             return
         sent = 0
         limit = total // 2 if (fault and fault.kind == "truncate") else total
@@ -437,7 +452,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     break
                 self.wfile.write(chunk)
                 sent += len(chunk)
-        srv.stats.add(kind, key, resp.status, sent, ("truncated " if sent < total else "") + rng)
+        add(resp.status, sent, ("truncated " if sent < total else "") + rng)
         if sent < total:
             self._up = None  # the upstream response was not read to its end
             self.wfile.flush()

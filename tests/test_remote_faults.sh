@@ -1,0 +1,107 @@
+#!/bin/bash
+# Faults of an S3 server, injected by tests/s3proxy.py in front of s3rver:
+#
+#   503 and 500 a few times, connection resets, a stall past -o timeout=,
+#   a truncated body: retried (-o retries=N), the read gives the right
+#   bytes; the same for ever: the read fails with EIO after N + 1 attempts;
+#   an object replaced between two range reads (If-Match on every range
+#   read): that read fails with EIO or gives the old bytes, never a mix, and
+#   a later open sees the new object; 403 on one object: EACCES, with the
+#   object and the cause in error.txt or the log. Through all of it the
+#   daemon survives and the other files stay readable.
+#
+# Exit 0 pass, 77 skip (no FUSE, no s3rver/npm, a parquetfs without remote
+# sources), 1 fail.
+set -u
+
+WORK_NAME=pfs-remote-faults
+. "$(dirname "$0")/mount_lib.sh"
+. "$(dirname "$0")/remote_lib.sh"
+remote_need_support
+PQWRITE=$top_builddir/tests/pqwrite
+[ -x "$PQWRITE" ] || { echo "FAIL: no tests/pqwrite in $top_builddir"; exit 1; }
+s3_start
+L=$WORK/local
+mkdir -p "$L" "$WORK/new" "$S3_DIR/bkt"
+"$PQWRITE" "$L/t.parquet" rows=40000 rg_rows=10000 codec=uncompressed >/dev/null &&
+"$PQWRITE" "$L/u.parquet" rows=3000 rg_rows=1000 >/dev/null &&
+"$PQWRITE" "$L/v.parquet" rows=500 >/dev/null &&
+"$PQWRITE" "$WORK/new/r.parquet" rows=41000 rg_rows=9000 codec=uncompressed nulls=off >/dev/null ||
+	{ echo "FAIL: pqwrite"; exit 1; }
+cp "$L/t.parquet" "$L/r.parquet"
+for f in t u v r; do s3_seed bkt f/$f.parquet "$L/$f.parquet"; done
+LM=$WORK/lmnt NM=$WORK/nmnt M=$WORK/mnt
+mount_fs "$LM" -o index_dir=none "$L" || finish
+mount_fs "$NM" -o index_dir=none "$WORK/new" || finish
+RETRIES=2
+mount_s3 "$M" bkt/f -o retries=$RETRIES -o timeout=2 -o metadata_ttl=1 -o cache_size=8M || finish
+
+alive() { # the daemon serves v.parquet and t.parquet's metadata.txt
+	mountpoint -q "$M" || { fail "$1: the mount is gone"; finish; }
+	same "$M/v.parquet/data.csv" "$LM/v.parquet/data.csv" || fail "$1: v.parquet/data.csv unreadable or wrong"
+}
+# transient FAULT on the GETs of OBJ: ENTRY reads right after retries
+transient() {
+	local what=$1 fault=$2 obj=$3 entry=$4
+	s3_clear; s3_reset
+	s3_fault "$fault&key=$obj&method=GET"
+	if same "$M/$entry" "$LM/$entry"; then ok "$what: retried, $entry right"; else fail "$what: $entry wrong or unreadable ($(read_errno "$M/$entry"))"; fi
+	s3_clear
+	alive "$what"
+}
+# lasting FAULT on OBJ: ENTRY fails with ERRNO after at most RETRIES + 1
+# attempts for each range, never gives other bytes
+lasting() {
+	local what=$1 fault=$2 obj=$3 entry=$4 want=$5
+	s3_clear; s3_reset
+	s3_fault "$fault&key=$obj&count=-1"
+	local e
+	e=$(read_errno "$M/$entry")
+	[ "$e" = "$want" ] && ok "$what: $entry fails with $e" || fail "$what: reading $entry gave $e, want $want"
+	alive "$what (during the fault)"
+	s3_clear
+	read -r n _ < <(s3_count "" "$obj")
+	echo "requests: $what on $entry: $n"
+}
+
+# each transient fault hits a view that needs new bytes of t.parquet
+transient "503 twice" "kind=status&code=503&count=2" t.parquet t.parquet/metadata.txt
+transient "500 twice" "kind=status&code=500&count=2" t.parquet t.parquet/row_groups/0/columns/i64/values.txt
+transient "reset twice" "kind=reset&count=2" t.parquet t.parquet/row_groups/1/columns/s/values.txt
+transient "truncated body once" "kind=truncate&count=1" t.parquet t.parquet/row_groups/2/columns/i32/values.txt
+transient "stall past timeout=2 once" "kind=stall&seconds=4&count=1" t.parquet t.parquet/row_groups/3/columns/i64/values.txt
+read -r n _ < <(s3_ctl GET "count?kind=GET&ifmatch=0")
+read -r y _ < <(s3_ctl GET "count?kind=GET&ifmatch=1")
+[ "$n" = 0 ] && ok "every range read carried If-Match ($y)" || fail "$n range reads without If-Match ($y with)"
+
+lasting "503 for ever" "kind=status&code=503" u.parquet u.parquet/row_groups/0/columns/i64/values.txt EIO
+lasting "resets for ever" "kind=reset" u.parquet u.parquet/row_groups/1/columns/i64/values.txt EIO
+lasting "truncated for ever" "kind=truncate" u.parquet u.parquet/row_groups/2/columns/i64/values.txt EIO
+lasting "403 on one object" "kind=status&code=403" u.parquet u.parquet/data.csv EACCES
+if { cat "$M/u.parquet/error.txt" 2>/dev/null; cat "$WORK/daemon.log"; } | grep "u.parquet" | grep -qi "403\|AccessDenied\|denied"; then
+	ok "403: error.txt or the log names u.parquet and the cause"
+else
+	fail "403: neither error.txt nor the log names u.parquet with 403/AccessDenied"
+fi
+same "$M/t.parquet/data.csv" "$LM/t.parquet/data.csv" && ok "t.parquet/data.csv still right" || fail "t.parquet/data.csv after the faults"
+
+# ---- r.parquet replaced by another file between two range reads
+s3_clear; s3_reset
+s3_fault "kind=replace&key=r.parquet&method=GET&after=1&count=1&file=$WORK/new/r.parquet"
+cat "$M/r.parquet/data.csv" >"$WORK/r.csv" 2>"$WORK/r.err"; rc=$?
+read -r pf _ < <(s3_ctl GET "count?key=r.parquet&status=412")
+if [ $rc != 0 ]; then
+	grep -q "Input/output error" "$WORK/r.err" && ok "changed object: the read failed with EIO ($pf answers 412)" ||
+		fail "changed object: the read failed, but not with EIO: $(cat "$WORK/r.err")"
+elif cmp -s "$WORK/r.csv" "$LM/r.parquet/data.csv"; then
+	ok "changed object: the read gave the old version whole ($pf answers 412)"
+elif cmp -s "$WORK/r.csv" "$NM/r.parquet/data.csv"; then
+	ok "changed object: the read gave the new version whole"
+else
+	fail "changed object: data.csv is neither the old nor the new version: mixed bytes"
+fi
+sleep 1.5 # metadata_ttl=1
+same "$M/r.parquet/data.csv" "$NM/r.parquet/data.csv" && ok "changed object: a later open sees the new one" ||
+	fail "changed object: after metadata_ttl r.parquet/data.csv is not the new version"
+alive "after the faults"
+finish
