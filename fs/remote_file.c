@@ -234,44 +234,64 @@ static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
 	return done;
 }
 
+/* Under budget->lock: where the first held range after at starts (size
+ * when none), so a fetch stops there instead of fetching it again. */
+static uint64_t next_held(const remote *o, uint64_t at)
+{
+	uint64_t end = o->size;
+	if (o->tail && o->tail_off > at && o->tail_off < end)
+		end = o->tail_off;
+	for (const pfs_rblock *b = o->blocks; b; b = b->onext)
+		if (b->off > at && b->off < end)
+			end = b->off;
+	return end;
+}
+
 static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, pq_error *err)
 {
 	remote *o = impl;
 	uint8_t *out = buf;
-	pthread_mutex_lock(&o->budget->lock);
-	size_t done = serve_held(o, out, len, off);
-	bool seq = off == o->last_end || off + done == o->last_end;
-	uint64_t ra = o->ra;
-	if (done == len)
-		o->last_end = off + len;
-	pthread_mutex_unlock(&o->budget->lock);
-	if (done == len)
-		return PQ_OK;
-	uint64_t at = off + done, need = len - done;
-	/* a sequential reader gets a window from here (growing while it stays
-	 * sequential); any other read fetches exactly what it needs */
-	uint64_t w = seq ? pfs_remote_next_window(ra) : need;
-	if (w < need)
-		w = need;
-	if (w > o->size - at)
-		w = o->size - at;
-	if (w > o->budget->limit / 4 && w > need)
-		w = need > o->budget->limit / 4 ? need : o->budget->limit / 4;
-	uint8_t *data = malloc((size_t)w);
-	if (!data)
-		return pq_fail(err, PQ_ENOMEM, "%s: no memory for %" PRIu64 " bytes", o->name, w);
-	pq_status st = fetch(o, data, w, at, err);
-	if (st != PQ_OK) {
-		free(data);
-		return st;
+	size_t done = 0;
+	for (;;) {
+		pthread_mutex_lock(&o->budget->lock);
+		done += serve_held(o, out + done, len - done, off + done);
+		bool seq = off == o->last_end || off + done == o->last_end;
+		uint64_t ra = o->ra, at = off + done;
+		uint64_t gap_end = done < len ? next_held(o, at) : 0;
+		if (done == len)
+			o->last_end = off + len;
+		pthread_mutex_unlock(&o->budget->lock);
+		if (done == len)
+			return PQ_OK;
+		uint64_t need = len - done;
+		if (need > gap_end - at)
+			need = gap_end - at; /* the rest is held: served next round */
+		/* a sequential reader gets a window from here (growing while it
+		 * stays sequential); any other read fetches exactly what it needs */
+		uint64_t w = seq ? pfs_remote_next_window(ra) : need;
+		if (w < need)
+			w = need;
+		if (w > gap_end - at)
+			w = gap_end - at;
+		if (w > o->budget->limit / 4 && w > need)
+			w = need > o->budget->limit / 4 ? need : o->budget->limit / 4;
+		uint8_t *data = malloc((size_t)w);
+		if (!data)
+			return pq_fail(err, PQ_ENOMEM, "%s: no memory for %" PRIu64 " bytes", o->name,
+				       w);
+		pq_status st = fetch(o, data, w, at, err);
+		if (st != PQ_OK) {
+			free(data);
+			return st;
+		}
+		memcpy(out + done, data, (size_t)need);
+		done += (size_t)need;
+		pthread_mutex_lock(&o->budget->lock);
+		o->last_end = off + done;
+		o->ra = seq ? w : 0;
+		pthread_mutex_unlock(&o->budget->lock);
+		block_keep(o, at, w, data);
 	}
-	memcpy(out + done, data, (size_t)need);
-	pthread_mutex_lock(&o->budget->lock);
-	o->last_end = off + len;
-	o->ra = seq ? w : 0;
-	pthread_mutex_unlock(&o->budget->lock);
-	block_keep(o, at, w, data);
-	return PQ_OK;
 }
 
 static uint64_t remote_size(void *impl)
