@@ -24,9 +24,17 @@ typedef struct remote {
 	uint64_t tail_off, tail_len;
 	/* under budget->lock: */
 	struct pfs_rblock *blocks; /* this source's held ranges */
+	struct flight *flights;    /* its fetches in flight */
 	uint64_t last_end;     /* where the last read ended: sequential? */
 	uint64_t ra;           /* the last window's length */
 } remote;
+
+/* A range being fetched: others wanting its bytes wait for it instead
+ * of fetching them again. */
+typedef struct flight {
+	struct flight *next;
+	uint64_t off, len;
+} flight;
 
 typedef struct pfs_rblock {
 	struct pfs_rblock *lprev, *lnext; /* the budget's LRU */
@@ -40,12 +48,14 @@ void pfs_ra_budget_init(pfs_ra_budget *b, uint64_t limit)
 {
 	memset(b, 0, sizeof *b);
 	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->landed, NULL);
 	b->limit = limit;
 }
 
 void pfs_ra_budget_destroy(pfs_ra_budget *b)
 {
 	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->landed);
 }
 
 /* Under b->lock: unlinks and frees blk. */
@@ -86,8 +96,9 @@ static void block_touch(pfs_ra_budget *b, pfs_rblock *blk)
 	b->head = blk;
 }
 
-/* Keeps data (len bytes of o at off; taken over) in the cache, pushing
- * out the least recently used bytes; frees it when it cannot fit. */
+/* Under b->lock: keeps data (len bytes of o at off; taken over) in the
+ * cache, pushing out the least recently used bytes; frees it when it
+ * cannot fit. */
 static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 {
 	pfs_ra_budget *b = o->budget;
@@ -100,7 +111,6 @@ static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 	blk->off = off;
 	blk->len = len;
 	blk->data = data;
-	pthread_mutex_lock(&b->lock);
 	while (b->used + len > b->limit && b->tail)
 		block_drop(b, b->tail);
 	blk->lnext = b->head;
@@ -114,7 +124,6 @@ static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 		o->blocks->oprev = blk;
 	o->blocks = blk;
 	b->used += len;
-	pthread_mutex_unlock(&b->lock);
 }
 
 void pfs_remote_identity(const char *url, uint64_t size, const char *etag, pq_identity *id)
@@ -244,7 +253,32 @@ static uint64_t next_held(const remote *o, uint64_t at)
 	for (const pfs_rblock *b = o->blocks; b; b = b->onext)
 		if (b->off > at && b->off < end)
 			end = b->off;
+	for (const flight *f = o->flights; f; f = f->next)
+		if (f->off > at && f->off < end)
+			end = f->off;
 	return end;
+}
+
+/* Under budget->lock: whether at is being fetched by another reader. */
+static bool in_flight(const remote *o, uint64_t at)
+{
+	for (const flight *f = o->flights; f; f = f->next)
+		if (at >= f->off && at < f->off + f->len)
+			return true;
+	return false;
+}
+
+/* Under budget->lock: whether a held range ends at most PFS_REMOTE_GAP
+ * before at. Readers of neighbouring ranges (the size pass's workers going
+ * through the chunks of a row group, a scan of consecutive pages) count as
+ * one sequential reader, so their reads coalesce into growing windows
+ * instead of one GET each. */
+static bool follows_held(const remote *o, uint64_t at)
+{
+	for (const pfs_rblock *b = o->blocks; b; b = b->onext)
+		if (b->off + b->len <= at && at - (b->off + b->len) <= PFS_REMOTE_GAP)
+			return true;
+	return false;
 }
 
 static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, pq_error *err)
@@ -254,18 +288,24 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 	size_t done = 0;
 	for (;;) {
 		pthread_mutex_lock(&o->budget->lock);
-		done += serve_held(o, out + done, len - done, off + done);
-		bool seq = off == o->last_end || off + done == o->last_end;
+		for (;;) {
+			done += serve_held(o, out + done, len - done, off + done);
+			if (done == len || !in_flight(o, off + done))
+				break;
+			pthread_cond_wait(&o->budget->landed, &o->budget->lock);
+		}
+		bool seq = off == o->last_end || off + done == o->last_end ||
+			   (done < len && follows_held(o, off + done));
 		uint64_t ra = o->ra, at = off + done;
-		uint64_t gap_end = done < len ? next_held(o, at) : 0;
-		if (done == len)
+		if (done == len) {
 			o->last_end = off + len;
-		pthread_mutex_unlock(&o->budget->lock);
-		if (done == len)
+			pthread_mutex_unlock(&o->budget->lock);
 			return PQ_OK;
+		}
+		uint64_t gap_end = next_held(o, at);
 		uint64_t need = len - done;
 		if (need > gap_end - at)
-			need = gap_end - at; /* the rest is held: served next round */
+			need = gap_end - at; /* the rest is held or coming: next round */
 		/* a sequential reader gets a window from here (growing while it
 		 * stays sequential); any other read fetches exactly what it needs */
 		uint64_t w = seq ? pfs_remote_next_window(ra) : need;
@@ -275,22 +315,36 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 			w = gap_end - at;
 		if (w > o->budget->limit / 4 && w > need)
 			w = need > o->budget->limit / 4 ? need : o->budget->limit / 4;
-		uint8_t *data = malloc((size_t)w);
-		if (!data)
-			return pq_fail(err, PQ_ENOMEM, "%s: no memory for %" PRIu64 " bytes", o->name,
-				       w);
-		pq_status st = fetch(o, data, w, at, err);
-		if (st != PQ_OK) {
-			free(data);
-			return st;
-		}
-		memcpy(out + done, data, (size_t)need);
-		done += (size_t)need;
-		pthread_mutex_lock(&o->budget->lock);
-		o->last_end = off + done;
-		o->ra = seq ? w : 0;
+		flight fl = {.next = o->flights, .off = at, .len = w};
+		o->flights = &fl;
 		pthread_mutex_unlock(&o->budget->lock);
-		block_keep(o, at, w, data);
+
+		uint8_t *data = malloc((size_t)w);
+		pq_status st = data ? fetch(o, data, w, at, err)
+				    : pq_fail(err, PQ_ENOMEM, "%s: no memory for %" PRIu64 " bytes",
+					      o->name, w);
+		if (st == PQ_OK) {
+			memcpy(out + done, data, (size_t)need);
+			done += (size_t)need;
+		}
+		pthread_mutex_lock(&o->budget->lock);
+		for (flight **pp = &o->flights; *pp; pp = &(*pp)->next) {
+			if (*pp == &fl) {
+				*pp = fl.next;
+				break;
+			}
+		}
+		if (st == PQ_OK) {
+			o->last_end = off + done;
+			o->ra = seq ? w : 0;
+			block_keep(o, at, w, data); /* held before the flight ends */
+		} else {
+			free(data);
+		}
+		pthread_cond_broadcast(&o->budget->landed);
+		pthread_mutex_unlock(&o->budget->lock);
+		if (st != PQ_OK)
+			return st;
 	}
 }
 

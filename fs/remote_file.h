@@ -21,6 +21,9 @@
 #define PFS_REMOTE_TAIL ((uint64_t)256 << 10)
 #define PFS_REMOTE_RA_MIN ((uint64_t)256 << 10)
 #define PFS_REMOTE_RA_MAX ((uint64_t)8 << 20)
+/* A read at most this far past held bytes continues them (object_store's
+ * coalescing distance). */
+#define PFS_REMOTE_GAP ((uint64_t)1 << 20)
 
 /* Fetched bytes of a mount's remote sources: readahead windows and the
  * ranges of other reads, kept in one LRU of at most limit bytes, so a
@@ -32,6 +35,7 @@ typedef struct pfs_ra_budget {
 	pthread_mutex_t lock;
 	uint64_t used, limit;
 	struct pfs_rblock *head, *tail; /* most recently used first */
+	pthread_cond_t landed;          /* a fetch in flight finished */
 } pfs_ra_budget;
 
 /* An empty cache of limit bytes; pfs_ra_budget_destroy after every source
