@@ -10,6 +10,7 @@
 
 #include <xxhash.h>
 
+#include "remote_disk.h"
 #include "remote_file.h"
 #include "s3_xml.h"
 
@@ -315,16 +316,27 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 			w = gap_end - at;
 		if (w > o->budget->limit / 4 && w > need)
 			w = need > o->budget->limit / 4 ? need : o->budget->limit / 4;
-		flight fl = {.next = o->flights, .off = at, .len = w};
+		/* with a disk cache: whole blocks, read from it or fetched for it */
+		uint64_t from = at;
+		pfs_disk *disk = o->budget->disk;
+		if (disk) {
+			from = at / PFS_DISK_BLOCK * PFS_DISK_BLOCK;
+			uint64_t end = (at + w + PFS_DISK_BLOCK - 1) / PFS_DISK_BLOCK * PFS_DISK_BLOCK;
+			w = (end < o->size ? end : o->size) - from;
+		}
+		flight fl = {.next = o->flights, .off = from, .len = w};
 		o->flights = &fl;
 		pthread_mutex_unlock(&o->budget->lock);
 
 		uint8_t *data = malloc((size_t)w);
-		pq_status st = data ? fetch(o, data, w, at, err)
-				    : pq_fail(err, PQ_ENOMEM, "%s: no memory for %" PRIu64 " bytes",
-					      o->name, w);
+		pq_status st = PQ_OK;
+		if (!data)
+			st = pq_fail(err, PQ_ENOMEM, "%s: no memory for %" PRIu64 " bytes", o->name, w);
+		else if (!pfs_disk_read(disk, &o->id, o->size, data, from, w) &&
+			 (st = fetch(o, data, w, from, err)) == PQ_OK)
+			pfs_disk_write(disk, &o->id, o->size, data, from, w);
 		if (st == PQ_OK) {
-			memcpy(out + done, data, (size_t)need);
+			memcpy(out + done, data + (at - from), (size_t)need);
 			done += (size_t)need;
 		}
 		pthread_mutex_lock(&o->budget->lock);
@@ -337,7 +349,7 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 		if (st == PQ_OK) {
 			o->last_end = off + done;
 			o->ra = seq ? w : 0;
-			block_keep(o, at, w, data); /* held before the flight ends */
+			block_keep(o, from, w, data); /* held before the flight ends */
 		} else {
 			free(data);
 		}

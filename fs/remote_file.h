@@ -36,6 +36,7 @@ typedef struct pfs_ra_budget {
 	uint64_t used, limit;
 	struct pfs_rblock *head, *tail; /* most recently used first */
 	pthread_cond_t landed;          /* a fetch in flight finished */
+	struct pfs_disk *disk;          /* -o cache_dir, or NULL */
 } pfs_ra_budget;
 
 /* An empty cache of limit bytes; pfs_ra_budget_destroy after every source

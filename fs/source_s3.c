@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "pfs.h"
+#include "remote_disk.h"
 #include "remote_file.h"
 #include "s3_remote.h"
 #include "s3_xml.h"
@@ -563,6 +564,7 @@ static void s3_free(void *be)
 	pfs_s3_conf_clear(&s->conf);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->fetch_lock);
+	pfs_disk_free(s->budget.disk);
 	pfs_ra_budget_destroy(&s->budget);
 	free(s->spool_dir);
 	free(s);
@@ -620,6 +622,8 @@ pq_status pfs_source_s3_new(const pfs_remote_opts *ro, pfs_source **out, pq_erro
 	s->gid = getgid();
 	s->ttl = ro->metadata_ttl;
 	pfs_ra_budget_init(&s->budget, ro->readahead_budget);
+	if (ro->cache_dir)
+		s->budget.disk = pfs_disk_new(ro->cache_dir, ro->cache_dir_size);
 	snprintf(s->display, sizeof s->display, "%s", ro->url);
 	pq_status st = PQ_OK;
 	if (ro->spool_dir && !(s->spool_dir = strdup(ro->spool_dir)))
