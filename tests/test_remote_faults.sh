@@ -23,10 +23,10 @@ PQWRITE=$top_builddir/tests/pqwrite
 s3_start
 L=$WORK/local
 mkdir -p "$L" "$WORK/new" "$S3_DIR/bkt"
-"$PQWRITE" "$L/t.parquet" rows=40000 rg_rows=10000 codec=uncompressed >/dev/null &&
-"$PQWRITE" "$L/u.parquet" rows=40000 rg_rows=10000 codec=uncompressed >/dev/null &&
+"$PQWRITE" "$L/t.parquet" rows=24000 rg_rows=4000 codec=uncompressed >/dev/null &&
+"$PQWRITE" "$L/u.parquet" rows=24000 rg_rows=4000 codec=uncompressed >/dev/null &&
 "$PQWRITE" "$L/v.parquet" rows=500 >/dev/null &&
-"$PQWRITE" "$WORK/new/r.parquet" rows=41000 rg_rows=9000 codec=uncompressed nulls=off >/dev/null ||
+"$PQWRITE" "$WORK/new/r.parquet" rows=17000 rg_rows=3000 codec=uncompressed nulls=off >/dev/null ||
 	{ echo "FAIL: pqwrite"; exit 1; }
 cp "$L/t.parquet" "$L/r.parquet"
 for f in t u v r; do s3_seed bkt f/$f.parquet "$L/$f.parquet"; done
@@ -77,7 +77,10 @@ lasting() {
 	[ "$n" -le $((4 * (RETRIES + 1))) ] || fail "$what: $n requests for one read (retries=$RETRIES)"
 }
 
-# each transient fault hits a view that needs new bytes of t.parquet
+section() { echo "-- $* (at ${SECONDS} s)"; }
+# each fault hits a view that needs new bytes: row groups 0-3 of 6 (the
+# last ones come with the footer's speculative tail read)
+section transient
 transient "503 twice" "kind=status&code=503&count=2" t.parquet t.parquet/metadata.txt status=503
 transient "500 twice" "kind=status&code=500&count=2" t.parquet t.parquet/row_groups/0/columns/i64/values.txt status=500
 transient "reset twice" "kind=reset&count=2" t.parquet t.parquet/row_groups/1/columns/s/values.txt note=fault-reset
@@ -87,6 +90,7 @@ read -r n _ < <(s3_ctl GET "count?kind=GET&ifmatch=0")
 read -r y _ < <(s3_ctl GET "count?kind=GET&ifmatch=1")
 [ "$n" = 0 ] && ok "every range read carried If-Match ($y)" || fail "$n range reads without If-Match ($y with)"
 
+section lasting
 # u.parquet's footer is read while the server is well; then each fault hits
 # a row group not read yet
 same "$M/u.parquet/metadata.txt" "$LM/u.parquet/metadata.txt" || fail "u.parquet/metadata.txt"
@@ -96,6 +100,7 @@ lasting "truncated for ever" "kind=truncate" u.parquet u.parquet/row_groups/2/co
 lasting "403 on one object" "kind=status&code=403" u.parquet u.parquet/row_groups/3/columns/i64/values.txt EACCES status=403 "403\|AccessDenied\|denied"
 same "$M/t.parquet/data.csv" "$LM/t.parquet/data.csv" && ok "t.parquet/data.csv still right" || fail "t.parquet/data.csv after the faults"
 
+section "changed object"
 # ---- r.parquet replaced by another file between two range reads (its
 # footer read before; a mount of its own, listings trusted for 3 s)
 M2=$WORK/mnt2
@@ -120,4 +125,5 @@ sleep 3.5 # metadata_ttl=3
 same "$M2/r.parquet/data.csv" "$NM/r.parquet/data.csv" && ok "changed object: a later open sees the new one" ||
 	fail "changed object: after metadata_ttl r.parquet/data.csv is not the new version ($(read_errno "$M2/r.parquet/data.csv"))"
 alive "after the faults"
+section end
 finish
