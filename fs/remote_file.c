@@ -181,7 +181,10 @@ static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_erro
 	char range[64];
 	snprintf(range, sizeof range, "bytes=%" PRIu64 "-%" PRIu64, off, off + len - 1);
 	pfs_http_req rq = {.method = "GET", .url = o->url, .range = range, .fd = -1,
-			   .if_match = o->etag[0] ? o->etag : NULL, .buf = buf,
+			   /* a weak ETag never matches If-Match (RFC 9110 compares
+			    * strongly): such reads rely on the checks below */
+			   .if_match = o->etag[0] && strncmp(o->etag, "W/", 2) ? o->etag : NULL,
+			   .buf = buf,
 			   .cap = (size_t)len};
 	pfs_http_resp rs;
 	pq_status st = pfs_http_do(o->h, &rq, &rs, err);
