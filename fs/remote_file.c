@@ -175,6 +175,17 @@ pq_status pfs_remote_fail(const pfs_http_resp *r, const char *name, const char *
 		       code[0] ? " " : "", code, msg[0] ? ": " : "", msg);
 }
 
+/* ETags compared without their quotes (some stores list them bare). */
+static bool etag_same(const char *a, const char *b)
+{
+	size_t al = strlen(a), bl = strlen(b);
+	if (al >= 2 && a[0] == '"' && a[al - 1] == '"')
+		a++, al -= 2;
+	if (bl >= 2 && b[0] == '"' && b[bl - 1] == '"')
+		b++, bl -= 2;
+	return al == bl && !memcmp(a, b, al);
+}
+
 /* Fetches [off, off + len) into buf with If-Match. */
 static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_error *err)
 {
@@ -207,7 +218,7 @@ static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_erro
 	if (rs.status == 206 && rs.range_total != UINT64_MAX && rs.range_total != o->size)
 		return pq_fail(err, PQ_EIO, "%s: changed on the server (now %" PRIu64 " bytes, "
 			       "was %" PRIu64 ")", o->name, rs.range_total, o->size);
-	if (o->etag[0] && rs.etag[0] && strcmp(rs.etag, o->etag))
+	if (o->etag[0] && rs.etag[0] && !etag_same(rs.etag, o->etag))
 		return pq_fail(err, PQ_EIO, "%s: changed on the server (ETag %s, was %s)",
 			       o->name, rs.etag, o->etag);
 	if (rs.body_len != len)
@@ -407,13 +418,16 @@ pq_status pfs_remote_open(pfs_http *h, pfs_ra_budget *b, const char *url, const 
 	o->size = size;
 	o->url = strdup(url);
 	o->name = strdup(name);
-	if (etag && strlen(etag) < sizeof o->etag)
+	if (etag && etag[0] && etag[0] != '"' && strncmp(etag, "W/", 2) &&
+	    strlen(etag) + 2 < sizeof o->etag)
+		snprintf(o->etag, sizeof o->etag, "\"%s\"", etag); /* If-Match wants quotes */
+	else if (etag && strlen(etag) < sizeof o->etag)
 		snprintf(o->etag, sizeof o->etag, "%s", etag);
 	if (!o->url || !o->name) {
 		remote_close(o);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
-	pfs_remote_identity(url, size, o->etag, &o->id);
+	pfs_remote_identity(url, size, etag ? etag : "", &o->id); /* as stat gives it */
 	/* the footer (and usually the page index): one speculative tail read */
 	if (size > 0) {
 		uint64_t n = size < PFS_REMOTE_TAIL ? size : PFS_REMOTE_TAIL;
