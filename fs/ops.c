@@ -153,6 +153,12 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	} else {
 		pfs_key k;
 		rc = pfs_tree_lookup(fs, pf, &r.dir, name, &k);
+		/* a remote file that could not be fetched (server errors, a
+		 * refused object, a changed one): the entries are not missing,
+		 * the read failed; the next lookup tries again */
+		if (rc == -ENOENT && pf && !pf->f && fs->opts->source_kind != PFS_SRC_LOCAL &&
+		    (pf->status == PQ_EIO || pf->status == PQ_EKEY))
+			rc = pf->status == PQ_EKEY ? -EACCES : -EIO;
 		if (rc == 0 && !(n = pfs_inode_get(fs->inodes, &k, r.n->src)))
 			rc = -ENOMEM;
 	}

@@ -117,6 +117,8 @@ typedef struct pfs_remote_opts {
 	unsigned backoff_ms;
 	long metadata_ttl;        /* seconds listings and identities are trusted */
 	uint64_t readahead_budget;
+	const char *cache_dir;    /* fetched bytes on disk, or NULL */
+	uint64_t cache_dir_size;
 } pfs_remote_opts;
 
 /* S3 and HTTP(S): each checks its source once (lists the prefix, HEADs

@@ -10,6 +10,7 @@
 
 #include <xxhash.h>
 
+#include "remote_disk.h"
 #include "remote_file.h"
 #include "s3_xml.h"
 
@@ -22,12 +23,118 @@ typedef struct remote {
 	pq_identity id;
 	uint8_t *tail;         /* the last tail_len bytes, read at open */
 	uint64_t tail_off, tail_len;
-	pthread_mutex_t lock;  /* the readahead window below */
-	uint8_t *win;
-	uint64_t win_off, win_len;
+	/* under budget->lock: */
+	struct pfs_rblock *blocks; /* this source's held ranges */
+	struct flight *flights;    /* its fetches in flight */
+	pq_source *self;           /* for background fetches (no reference) */
 	uint64_t last_end;     /* where the last read ended: sequential? */
 	uint64_t ra;           /* the last window's length */
 } remote;
+
+/* A range being fetched: others wanting its bytes wait for it instead
+ * of fetching them again. */
+typedef struct flight {
+	struct flight *next;
+	uint64_t off, len;
+} flight;
+
+typedef struct pfs_rblock {
+	struct pfs_rblock *lprev, *lnext; /* the budget's LRU */
+	struct pfs_rblock *oprev, *onext; /* its source's list */
+	remote *owner;
+	uint64_t off, len;
+	uint8_t *data;
+} pfs_rblock;
+
+void pfs_ra_budget_init(pfs_ra_budget *b, uint64_t limit)
+{
+	memset(b, 0, sizeof *b);
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->landed, NULL);
+	b->limit = limit;
+}
+
+void pfs_ra_budget_quiesce(pfs_ra_budget *b)
+{
+	pthread_mutex_lock(&b->lock);
+	while (b->prefetching > 0)
+		pthread_cond_wait(&b->landed, &b->lock);
+	pthread_mutex_unlock(&b->lock);
+}
+
+void pfs_ra_budget_destroy(pfs_ra_budget *b)
+{
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->landed);
+}
+
+/* Under b->lock: unlinks and frees blk. */
+static void block_drop(pfs_ra_budget *b, pfs_rblock *blk)
+{
+	if (blk->lprev)
+		blk->lprev->lnext = blk->lnext;
+	else
+		b->head = blk->lnext;
+	if (blk->lnext)
+		blk->lnext->lprev = blk->lprev;
+	else
+		b->tail = blk->lprev;
+	if (blk->oprev)
+		blk->oprev->onext = blk->onext;
+	else
+		blk->owner->blocks = blk->onext;
+	if (blk->onext)
+		blk->onext->oprev = blk->oprev;
+	b->used -= blk->len;
+	free(blk->data);
+	free(blk);
+}
+
+/* Under b->lock: to the front of the LRU. */
+static void block_touch(pfs_ra_budget *b, pfs_rblock *blk)
+{
+	if (b->head == blk)
+		return;
+	blk->lprev->lnext = blk->lnext;
+	if (blk->lnext)
+		blk->lnext->lprev = blk->lprev;
+	else
+		b->tail = blk->lprev;
+	blk->lprev = NULL;
+	blk->lnext = b->head;
+	b->head->lprev = blk;
+	b->head = blk;
+}
+
+/* Under b->lock: keeps data (len bytes of o at off; taken over) in the
+ * cache, pushing out the least recently used bytes; frees it when it
+ * cannot fit. */
+static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
+{
+	pfs_ra_budget *b = o->budget;
+	pfs_rblock *blk = len <= b->limit ? calloc(1, sizeof *blk) : NULL;
+	if (!blk) {
+		free(data);
+		return;
+	}
+	blk->owner = o;
+	blk->off = off;
+	blk->len = len;
+	blk->data = data;
+	while (b->used + len > b->limit && b->tail)
+		block_drop(b, b->tail);
+	blk->lnext = b->head;
+	if (b->head)
+		b->head->lprev = blk;
+	b->head = blk;
+	if (!b->tail)
+		b->tail = blk;
+	blk->onext = o->blocks;
+	if (o->blocks)
+		o->blocks->oprev = blk;
+	o->blocks = blk;
+	b->used += len;
+}
 
 void pfs_remote_identity(const char *url, uint64_t size, const char *etag, pq_identity *id)
 {
@@ -77,13 +184,27 @@ pq_status pfs_remote_fail(const pfs_http_resp *r, const char *name, const char *
 		       code[0] ? " " : "", code, msg[0] ? ": " : "", msg);
 }
 
+/* ETags compared without their quotes (some stores list them bare). */
+static bool etag_same(const char *a, const char *b)
+{
+	size_t al = strlen(a), bl = strlen(b);
+	if (al >= 2 && a[0] == '"' && a[al - 1] == '"')
+		a++, al -= 2;
+	if (bl >= 2 && b[0] == '"' && b[bl - 1] == '"')
+		b++, bl -= 2;
+	return al == bl && !memcmp(a, b, al);
+}
+
 /* Fetches [off, off + len) into buf with If-Match. */
 static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_error *err)
 {
 	char range[64];
 	snprintf(range, sizeof range, "bytes=%" PRIu64 "-%" PRIu64, off, off + len - 1);
 	pfs_http_req rq = {.method = "GET", .url = o->url, .range = range, .fd = -1,
-			   .if_match = o->etag[0] ? o->etag : NULL, .buf = buf,
+			   /* a weak ETag never matches If-Match (RFC 9110 compares
+			    * strongly): such reads rely on the checks below */
+			   .if_match = o->etag[0] && strncmp(o->etag, "W/", 2) ? o->etag : NULL,
+			   .buf = buf,
 			   .cap = (size_t)len};
 	pfs_http_resp rs;
 	pq_status st = pfs_http_do(o->h, &rq, &rs, err);
@@ -106,7 +227,7 @@ static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_erro
 	if (rs.status == 206 && rs.range_total != UINT64_MAX && rs.range_total != o->size)
 		return pq_fail(err, PQ_EIO, "%s: changed on the server (now %" PRIu64 " bytes, "
 			       "was %" PRIu64 ")", o->name, rs.range_total, o->size);
-	if (o->etag[0] && rs.etag[0] && strcmp(rs.etag, o->etag))
+	if (o->etag[0] && rs.etag[0] && !etag_same(rs.etag, o->etag))
 		return pq_fail(err, PQ_EIO, "%s: changed on the server (ETag %s, was %s)",
 			       o->name, rs.etag, o->etag);
 	if (rs.body_len != len)
@@ -115,8 +236,9 @@ static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_erro
 	return PQ_OK;
 }
 
-/* Copies what the tail or the window hold of [off, off + len). Returns how
- * many leading bytes were served (under o->lock for the window). */
+/* Copies what the tail and the cache hold of [off, off + len), as long as
+ * they hold it from off on. Returns how many leading bytes were served.
+ * Under budget->lock. */
 static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
@@ -127,10 +249,16 @@ static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
 			uint64_t have = o->tail_off + o->tail_len - at;
 			n = (size_t)(have < len - done ? have : len - done);
 			memcpy(buf + done, o->tail + (at - o->tail_off), n);
-		} else if (o->win && at >= o->win_off && at < o->win_off + o->win_len) {
-			uint64_t have = o->win_off + o->win_len - at;
-			n = (size_t)(have < len - done ? have : len - done);
-			memcpy(buf + done, o->win + (at - o->win_off), n);
+		} else {
+			for (pfs_rblock *b = o->blocks; b; b = b->onext) {
+				if (at >= b->off && at < b->off + b->len) {
+					uint64_t have = b->off + b->len - at;
+					n = (size_t)(have < len - done ? have : len - done);
+					memcpy(buf + done, b->data + (at - b->off), n);
+					block_touch(o->budget, b);
+					break;
+				}
+			}
 		}
 		if (!n)
 			break;
@@ -139,75 +267,202 @@ static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
 	return done;
 }
 
-static bool budget_take(pfs_ra_budget *b, uint64_t n)
+/* Under budget->lock: where the first held range after at starts (size
+ * when none), so a fetch stops there instead of fetching it again. */
+static uint64_t next_held(const remote *o, uint64_t at)
 {
-	uint64_t cur = atomic_load(&b->used);
-	do {
-		if (cur + n > b->limit)
-			return false;
-	} while (!atomic_compare_exchange_weak(&b->used, &cur, cur + n));
-	return true;
+	uint64_t end = o->size;
+	if (o->tail && o->tail_off > at && o->tail_off < end)
+		end = o->tail_off;
+	for (const pfs_rblock *b = o->blocks; b; b = b->onext)
+		if (b->off > at && b->off < end)
+			end = b->off;
+	for (const flight *f = o->flights; f; f = f->next)
+		if (f->off > at && f->off < end)
+			end = f->off;
+	return end;
 }
 
-static void budget_give(pfs_ra_budget *b, uint64_t n)
+/* Under budget->lock: whether at is being fetched by another reader. */
+static bool in_flight(const remote *o, uint64_t at)
 {
-	atomic_fetch_sub(&b->used, n);
+	for (const flight *f = o->flights; f; f = f->next)
+		if (at >= f->off && at < f->off + f->len)
+			return true;
+	return false;
+}
+
+/* Under budget->lock: whether a held range ends at most PFS_REMOTE_GAP
+ * before at. Readers of neighbouring ranges (the size pass's workers going
+ * through the chunks of a row group, a scan of consecutive pages) count as
+ * one sequential reader, so their reads coalesce into growing windows
+ * instead of one GET each. */
+static bool follows_held(const remote *o, uint64_t at)
+{
+	for (const pfs_rblock *b = o->blocks; b; b = b->onext)
+		if (b->off + b->len <= at && at - (b->off + b->len) <= PFS_REMOTE_GAP)
+			return true;
+	return false;
+}
+
+typedef struct prefetch {
+	remote *o;
+	flight fl;
+} prefetch;
+
+static void *prefetch_run(void *arg)
+{
+	prefetch *p = arg;
+	remote *o = p->o;
+	pq_error err = {0};
+	uint8_t *data = malloc((size_t)p->fl.len);
+	bool ok = data && fetch(o, data, p->fl.len, p->fl.off, &err) == PQ_OK;
+	pthread_mutex_lock(&o->budget->lock);
+	for (flight **pp = &o->flights; *pp; pp = &(*pp)->next) {
+		if (*pp == &p->fl) {
+			*pp = p->fl.next;
+			break;
+		}
+	}
+	if (ok)
+		block_keep(o, p->fl.off, p->fl.len, data);
+	else
+		free(data); /* the reader fetches it itself, and sees the error */
+	pfs_ra_budget *b = o->budget;
+	pthread_mutex_unlock(&b->lock);
+	pq_source_unref(o->self); /* may close o */
+	pthread_mutex_lock(&b->lock);
+	b->prefetching--;
+	pthread_cond_broadcast(&b->landed);
+	pthread_mutex_unlock(&b->lock);
+	free(p);
+	return NULL;
+}
+
+/* Under budget->lock: a streaming reader (windows at their largest) gets
+ * the window after end fetched in the background, so fetching overlaps
+ * reading. At most PFS_HTTP_MAX_CONNS / 2 at once per mount. */
+static void prefetch_after(remote *o, uint64_t end, uint64_t w)
+{
+	if (w < PFS_REMOTE_RA_MAX / 2 || end >= o->size || !o->self || o->budget->disk ||
+	    o->budget->prefetching >= PFS_HTTP_MAX_CONNS / 2 || in_flight(o, end))
+		return;
+	for (const pfs_rblock *b = o->blocks; b; b = b->onext)
+		if (end >= b->off && end < b->off + b->len)
+			return; /* held already */
+	uint64_t n = next_held(o, end) - end;
+	if (n > w)
+		n = w;
+	prefetch *p = calloc(1, sizeof *p);
+	if (!p)
+		return;
+	p->o = o;
+	p->fl = (flight){.next = o->flights, .off = end, .len = n};
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pq_source_ref(o->self);
+	o->flights = &p->fl;
+	o->budget->prefetching++;
+	pthread_t t;
+	if (pthread_create(&t, &at, prefetch_run, p) != 0) {
+		o->flights = p->fl.next;
+		o->budget->prefetching--;
+		free(p);
+		pthread_attr_destroy(&at);
+		/* dropping the reference cannot close o: the caller holds one */
+		pq_source_unref(o->self);
+		return;
+	}
+	pthread_attr_destroy(&at);
 }
 
 static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, pq_error *err)
 {
 	remote *o = impl;
 	uint8_t *out = buf;
-	pthread_mutex_lock(&o->lock);
-	size_t done = serve_held(o, out, len, off);
-	bool seq = off + done == o->last_end || (done && off + done == o->win_off + o->win_len);
-	uint64_t ra = o->ra;
-	if (done == len)
-		o->last_end = off + len;
-	pthread_mutex_unlock(&o->lock);
-	if (done == len)
-		return PQ_OK;
-	uint64_t at = off + done, need = len - done;
-	if (seq) {
-		/* a sequential reader: one window from here, from the budget */
-		uint64_t w = pfs_remote_next_window(ra);
-		if (w < need)
-			w = need;
-		if (w > o->size - at)
-			w = o->size - at;
-		uint8_t *nw = w > need && budget_take(o->budget, w) ? malloc((size_t)w) : NULL;
-		if (nw) {
-			pq_status st = fetch(o, nw, w, at, err);
-			if (st != PQ_OK) {
-				free(nw);
-				budget_give(o->budget, w);
-				return st;
-			}
-			memcpy(out + done, nw, (size_t)need);
-			pthread_mutex_lock(&o->lock);
-			if (o->win) {
-				free(o->win);
-				budget_give(o->budget, o->win_len);
-			}
-			o->win = nw;
-			o->win_off = at;
-			o->win_len = w;
-			o->ra = w;
+	size_t done = 0;
+	for (;;) {
+		pthread_mutex_lock(&o->budget->lock);
+		for (;;) {
+			done += serve_held(o, out + done, len - done, off + done);
+			if (done == len || !in_flight(o, off + done))
+				break;
+			pthread_cond_wait(&o->budget->landed, &o->budget->lock);
+		}
+		bool seq = off == o->last_end || off + done == o->last_end ||
+			   (done < len && follows_held(o, off + done));
+		uint64_t ra = o->ra, at = off + done;
+		if (done == len) {
 			o->last_end = off + len;
-			pthread_mutex_unlock(&o->lock);
+			/* reading in the last half of a window: the next one comes */
+			for (const pfs_rblock *b = o->blocks; b && seq; b = b->onext) {
+				if (off + len > b->off && off + len <= b->off + b->len) {
+					if (off + len >= b->off + b->len / 2)
+						prefetch_after(o, b->off + b->len, b->len);
+					break;
+				}
+			}
+			pthread_mutex_unlock(&o->budget->lock);
 			return PQ_OK;
 		}
-		/* over budget (or a window no larger than the read): exact */
+		uint64_t gap_end = next_held(o, at);
+		uint64_t need = len - done;
+		if (need > gap_end - at)
+			need = gap_end - at; /* the rest is held or coming: next round */
+		/* a sequential reader gets a window from here (growing while it
+		 * stays sequential); any other read fetches exactly what it needs */
+		uint64_t w = seq ? pfs_remote_next_window(ra) : need;
+		if (w < need)
+			w = need;
+		if (w > gap_end - at)
+			w = gap_end - at;
+		if (w > o->budget->limit / 4 && w > need)
+			w = need > o->budget->limit / 4 ? need : o->budget->limit / 4;
+		/* with a disk cache: whole blocks, read from it or fetched for it */
+		uint64_t from = at;
+		pfs_disk *disk = o->budget->disk;
+		if (disk) {
+			from = at / PFS_DISK_BLOCK * PFS_DISK_BLOCK;
+			uint64_t end = (at + w + PFS_DISK_BLOCK - 1) / PFS_DISK_BLOCK * PFS_DISK_BLOCK;
+			w = (end < o->size ? end : o->size) - from;
+		}
+		flight fl = {.next = o->flights, .off = from, .len = w};
+		o->flights = &fl;
+		pthread_mutex_unlock(&o->budget->lock);
+
+		uint8_t *data = malloc((size_t)w);
+		pq_status st = PQ_OK;
+		if (!data)
+			st = pq_fail(err, PQ_ENOMEM, "%s: no memory for %" PRIu64 " bytes", o->name, w);
+		else if (!pfs_disk_read(disk, &o->id, o->size, data, from, w) &&
+			 (st = fetch(o, data, w, from, err)) == PQ_OK)
+			pfs_disk_write(disk, &o->id, o->size, data, from, w);
+		if (st == PQ_OK) {
+			memcpy(out + done, data + (at - from), (size_t)need);
+			done += (size_t)need;
+		}
+		pthread_mutex_lock(&o->budget->lock);
+		for (flight **pp = &o->flights; *pp; pp = &(*pp)->next) {
+			if (*pp == &fl) {
+				*pp = fl.next;
+				break;
+			}
+		}
+		if (st == PQ_OK) {
+			o->last_end = off + done;
+			o->ra = seq ? w : 0;
+			block_keep(o, from, w, data); /* held before the flight ends */
+			if (seq)
+				prefetch_after(o, from + w, w);
+		} else {
+			free(data);
+		}
+		pthread_cond_broadcast(&o->budget->landed);
+		pthread_mutex_unlock(&o->budget->lock);
+		if (st != PQ_OK)
+			return st;
 	}
-	pq_status st = fetch(o, out + done, need, at, err);
-	if (st == PQ_OK) {
-		pthread_mutex_lock(&o->lock);
-		o->last_end = off + len;
-		if (!seq)
-			o->ra = 0;
-		pthread_mutex_unlock(&o->lock);
-	}
-	return st;
 }
 
 static uint64_t remote_size(void *impl)
@@ -223,14 +478,15 @@ static void remote_identity(void *impl, pq_identity *out)
 static void remote_close(void *impl)
 {
 	remote *o = impl;
-	if (o->win) {
-		free(o->win);
-		budget_give(o->budget, o->win_len);
+	if (o->budget) {
+		pthread_mutex_lock(&o->budget->lock);
+		while (o->blocks)
+			block_drop(o->budget, o->blocks);
+		pthread_mutex_unlock(&o->budget->lock);
 	}
 	free(o->tail);
 	free(o->url);
 	free(o->name);
-	pthread_mutex_destroy(&o->lock);
 	free(o);
 }
 
@@ -248,19 +504,21 @@ pq_status pfs_remote_open(pfs_http *h, pfs_ra_budget *b, const char *url, const 
 	remote *o = calloc(1, sizeof *o);
 	if (!o)
 		return pq_fail(err, PQ_ENOMEM, "no memory");
-	pthread_mutex_init(&o->lock, NULL);
 	o->h = h;
 	o->budget = b;
 	o->size = size;
 	o->url = strdup(url);
 	o->name = strdup(name);
-	if (etag && strlen(etag) < sizeof o->etag)
+	if (etag && etag[0] && etag[0] != '"' && strncmp(etag, "W/", 2) &&
+	    strlen(etag) + 2 < sizeof o->etag)
+		snprintf(o->etag, sizeof o->etag, "\"%s\"", etag); /* If-Match wants quotes */
+	else if (etag && strlen(etag) < sizeof o->etag)
 		snprintf(o->etag, sizeof o->etag, "%s", etag);
 	if (!o->url || !o->name) {
 		remote_close(o);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
-	pfs_remote_identity(url, size, o->etag, &o->id);
+	pfs_remote_identity(url, size, etag ? etag : "", &o->id); /* as stat gives it */
 	/* the footer (and usually the page index): one speculative tail read */
 	if (size > 0) {
 		uint64_t n = size < PFS_REMOTE_TAIL ? size : PFS_REMOTE_TAIL;
@@ -277,5 +535,8 @@ pq_status pfs_remote_open(pfs_http *h, pfs_ra_budget *b, const char *url, const 
 		o->tail_off = size - n;
 		o->tail_len = n;
 	}
-	return pq_source_new(&remote_ops, o, out, err);
+	pq_status st = pq_source_new(&remote_ops, o, out, err);
+	if (st == PQ_OK)
+		o->self = *out;
+	return st;
 }

@@ -5,14 +5,14 @@
  * (PFS_REMOTE_TAIL bytes, when the size is known) kept for the source's
  * life; a reader that goes on where its last read ended gets a readahead
  * window that doubles up to PFS_REMOTE_RA_MAX, taken from one budget
- * shared by every source of the mount (no budget left: no readahead, the
- * read fetches exactly what it needs). Other reads fetch exactly their
- * range: core asks for whole pages and page windows, so a view's reads
- * are already as large as they can usefully be. */
+ * shared by every source of the mount (pfs_ra_budget). Other reads fetch
+ * exactly their range (core asks for whole pages and page windows, so a
+ * view's reads are already as large as they can usefully be) and keep it
+ * in the same cache. */
 #ifndef PFS_REMOTE_FILE_H
 #define PFS_REMOTE_FILE_H
 
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "pq_io.h"
@@ -21,12 +21,31 @@
 #define PFS_REMOTE_TAIL ((uint64_t)256 << 10)
 #define PFS_REMOTE_RA_MIN ((uint64_t)256 << 10)
 #define PFS_REMOTE_RA_MAX ((uint64_t)8 << 20)
+/* A read at most this far past held bytes continues them (object_store's
+ * coalescing distance). */
+#define PFS_REMOTE_GAP ((uint64_t)1 << 20)
 
-/* Readahead memory of a mount. */
+/* Fetched bytes of a mount's remote sources: readahead windows and the
+ * ranges of other reads, kept in one LRU of at most limit bytes, so a
+ * range is not fetched twice while it is held, and memory stays bounded
+ * however many readers there are (a reader whose window does not fit
+ * pushes out the least recently used bytes of any source). */
+struct pfs_rblock;
 typedef struct pfs_ra_budget {
-	atomic_uint_fast64_t used;
-	uint64_t limit;
+	pthread_mutex_t lock;
+	uint64_t used, limit;
+	struct pfs_rblock *head, *tail; /* most recently used first */
+	pthread_cond_t landed;          /* a fetch in flight finished */
+	struct pfs_disk *disk;          /* -o cache_dir, or NULL */
+	int prefetching;                /* background window fetches running */
 } pfs_ra_budget;
+
+/* An empty cache of limit bytes; pfs_ra_budget_destroy after every source
+ * over it is closed. */
+void pfs_ra_budget_init(pfs_ra_budget *b, uint64_t limit);
+void pfs_ra_budget_destroy(pfs_ra_budget *b);
+/* Waits for the background fetches (before the HTTP client goes). */
+void pfs_ra_budget_quiesce(pfs_ra_budget *b);
 
 /* The object at url (escaped; name is for messages), of size bytes with
  * ETag etag (NULL or "" when the server sent none: reads then carry no

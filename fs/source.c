@@ -348,7 +348,10 @@ int pfs_src_pf(pfs_fs *fs, pfs_src *s, uint64_t gen, pfs_pf **out)
 			*out = s->pf;
 			/* Out of memory or descriptors says nothing about the
 			 * file: this request sees the error, the next tries again. */
-			if (!s->pf->f && (s->pf->status == PQ_ENOMEM || s->pf->status == PQ_EIO)) {
+			if (!s->pf->f && (s->pf->status == PQ_ENOMEM || s->pf->status == PQ_EIO ||
+					  /* a remote 403 may be lifted */
+					  (s->pf->status == PQ_EKEY &&
+					   fs->opts->source_kind != PFS_SRC_LOCAL))) {
 				pfs_pf_unref(s->pf);
 				s->pf = NULL;
 			}

@@ -17,6 +17,7 @@
 
 #include "pfs.h"
 #include "pfs_source.h"
+#include "remote_disk.h"
 #include "remote_file.h"
 #include "remote_http.h"
 
@@ -182,8 +183,11 @@ static int http_statfs(void *be, struct statvfs *sv)
 static void http_free(void *be)
 {
 	hsrc *h = be;
+	pfs_ra_budget_quiesce(&h->budget);
 	pfs_http_free(h->http);
 	pthread_mutex_destroy(&h->lock);
+	pfs_disk_free(h->budget.disk);
+	pfs_ra_budget_destroy(&h->budget);
 	free(h->url);
 	free(h);
 }
@@ -214,8 +218,9 @@ pq_status pfs_source_http_new(const pfs_remote_opts *ro, pfs_source **out, pq_er
 	h->ttl = ro->metadata_ttl;
 	h->uid = getuid();
 	h->gid = getgid();
-	atomic_init(&h->budget.used, 0);
-	h->budget.limit = ro->readahead_budget;
+	pfs_ra_budget_init(&h->budget, ro->readahead_budget);
+	if (ro->cache_dir)
+		h->budget.disk = pfs_disk_new(ro->cache_dir, ro->cache_dir_size);
 	src->ops = &http_ops;
 	src->be = h;
 	pfs_http_conf hc = {.ca_file = ro->ca_file, .timeout_s = ro->timeout_s,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "pfs.h"
+#include "remote_disk.h"
 #include "remote_file.h"
 #include "s3_remote.h"
 #include "s3_xml.h"
@@ -559,10 +560,13 @@ static void s3_free(void *be)
 	for (size_t i = 0; i < s->nvdirs; i++)
 		free(s->vdirs[i]);
 	free(s->vdirs);
+	pfs_ra_budget_quiesce(&s->budget);
 	pfs_http_free(s->http);
 	pfs_s3_conf_clear(&s->conf);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->fetch_lock);
+	pfs_disk_free(s->budget.disk);
+	pfs_ra_budget_destroy(&s->budget);
 	free(s->spool_dir);
 	free(s);
 }
@@ -576,6 +580,27 @@ static const pfs_source_ops s3_ops = {
 	.free = s3_free,
 	.publish = &pfs_s3_publish_ops,
 };
+
+static pq_status check_access(pfs_s3 *s, pq_error *err)
+{
+	char kp[PFS_S3_KEY_MAX + 2], ekp[3 * sizeof kp], url[URL_MAX];
+	snprintf(kp, sizeof kp, "%s%s", s->prefix, s->prefix[0] ? "/" : "");
+	if (!pfs_url_escape(kp, false, ekp, sizeof ekp))
+		return pq_fail(err, PQ_EINVAL, "%s: the prefix is too long", s->display);
+	int k = snprintf(url, sizeof url, "%s%s?delimiter=%%2F&list-type=2&max-keys=1%s%s",
+			 s->bucket_url, s->conf.path_style ? "" : "/", kp[0] ? "&prefix=" : "", ekp);
+	if (k < 0 || (size_t)k >= sizeof url)
+		return pq_fail(err, PQ_EINVAL, "%s: the URL is too long", s->display);
+	pfs_http_req rq = {.method = "GET", .url = url, .fd = -1, .max_body = (size_t)1 << 20};
+	pfs_http_resp rs;
+	pq_status st = pfs_http_do(s->http, &rq, &rs, err);
+	if (st != PQ_OK)
+		pq_context(err, "%s: listing (ListObjectsV2)", s->display);
+	else if (rs.status != 200)
+		st = pfs_remote_fail(&rs, s->display, "listing (ListObjectsV2)", err);
+	free(rs.body);
+	return st;
+}
 
 static const char *env_get(const char *name)
 {
@@ -597,8 +622,9 @@ pq_status pfs_source_s3_new(const pfs_remote_opts *ro, pfs_source **out, pq_erro
 	s->uid = getuid();
 	s->gid = getgid();
 	s->ttl = ro->metadata_ttl;
-	atomic_init(&s->budget.used, 0);
-	s->budget.limit = ro->readahead_budget;
+	pfs_ra_budget_init(&s->budget, ro->readahead_budget);
+	if (ro->cache_dir)
+		s->budget.disk = pfs_disk_new(ro->cache_dir, ro->cache_dir_size);
 	snprintf(s->display, sizeof s->display, "%s", ro->url);
 	pq_status st = PQ_OK;
 	if (ro->spool_dir && !(s->spool_dir = strdup(ro->spool_dir)))
@@ -628,15 +654,13 @@ pq_status pfs_source_s3_new(const pfs_remote_opts *ro, pfs_source **out, pq_erro
 		pfs_source_free(src);
 		return st;
 	}
-	/* the mount-time check: the top listing (kept: the first ls uses it) */
-	s3_dir *d = NULL;
-	int rc = list_fetch(s, "", &d, err);
-	if (rc) {
+	/* the mount-time check: one request (a page of at most one key) that
+	 * proves bucket, endpoint and credentials; the first ls lists */
+	st = check_access(s, err);
+	if (st != PQ_OK) {
 		pfs_source_free(src);
-		return err->status ? err->status : PQ_EIO;
+		return st;
 	}
-	d->refs = 1;
-	s->dirs = d;
 	*out = src;
 	return PQ_OK;
 }

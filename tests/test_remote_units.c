@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "remote_disk.h"
 #include "remote_file.h"
 #include "remote_http.h"
 #include "s3_conf.h"
@@ -381,6 +382,47 @@ START_TEST(test_window)
 }
 END_TEST
 
+/* The disk cache: whole blocks only, keyed by identity, hash-checked. */
+START_TEST(test_disk_cache)
+{
+	char d[64] = "/tmp/pfs-remote-disk.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	pfs_disk *c = pfs_disk_new(d, (uint64_t)64 << 20);
+	ck_assert_ptr_nonnull(c);
+	uint64_t size = 2 * PFS_DISK_BLOCK + 100;
+	uint8_t *obj = malloc((size_t)size), *got = malloc((size_t)size);
+	ck_assert(obj && got);
+	for (uint64_t i = 0; i < size; i++)
+		obj[i] = (uint8_t)(i * 7 + i / 251);
+	pq_identity id, other;
+	pfs_remote_identity("http://h/o.parquet", size, "\"a\"", &id);
+	pfs_remote_identity("http://h/o.parquet", size, "\"b\"", &other);
+	/* a part of block 0 and all of block 1: only block 1 is kept */
+	pfs_disk_write(c, &id, size, obj + 10, 10, 2 * PFS_DISK_BLOCK - 10);
+	ck_assert(!pfs_disk_read(c, &id, size, got, 0, PFS_DISK_BLOCK));
+	ck_assert(pfs_disk_read(c, &id, size, got, PFS_DISK_BLOCK, PFS_DISK_BLOCK));
+	ck_assert(!memcmp(got, obj + PFS_DISK_BLOCK, (size_t)PFS_DISK_BLOCK));
+	/* another version of the object never sees these bytes */
+	ck_assert(!pfs_disk_read(c, &other, size, got, PFS_DISK_BLOCK, PFS_DISK_BLOCK));
+	/* the last, short block */
+	pfs_disk_write(c, &id, size, obj + 2 * PFS_DISK_BLOCK, 2 * PFS_DISK_BLOCK, 100);
+	ck_assert(pfs_disk_read(c, &id, size, got, PFS_DISK_BLOCK, PFS_DISK_BLOCK + 100));
+	ck_assert(!memcmp(got, obj + PFS_DISK_BLOCK, (size_t)PFS_DISK_BLOCK + 100));
+	/* a damaged byte on disk: a miss, never wrong bytes */
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "for f in %s/*.blk; do printf X | dd of=$f bs=1 seek=%llu "
+		 "conv=notrunc status=none; done", d, (unsigned long long)PFS_DISK_BLOCK + 5);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert(!pfs_disk_read(c, &id, size, got, PFS_DISK_BLOCK, PFS_DISK_BLOCK));
+	ck_assert(pfs_disk_read(c, &id, size, got, 2 * PFS_DISK_BLOCK, 100));
+	pfs_disk_free(c);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+	ck_assert_int_eq(system(cmd), 0);
+	free(obj);
+	free(got);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("remote_units");
@@ -403,6 +445,7 @@ int main(void)
 	tcase_add_test(u, test_escape);
 	tcase_add_test(u, test_identity);
 	tcase_add_test(u, test_window);
+	tcase_add_test(u, test_disk_cache);
 	suite_add_tcase(s, u);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
