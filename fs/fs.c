@@ -109,9 +109,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 		pq_status st = opts->source_kind == PFS_SRC_S3 ? pfs_source_s3_new(&ro, &be, err)
 							       : pfs_source_http_new(&ro, &be, err);
 		if (st != PQ_OK) {
-			pq_keyring_free(fs->keys);
-			pthread_mutex_destroy(&fs->live_lock);
-			free(fs);
+			pfs_fs_free(fs);
 			return st;
 		}
 	}

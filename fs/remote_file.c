@@ -26,6 +26,7 @@ typedef struct remote {
 	/* under budget->lock: */
 	struct pfs_rblock *blocks; /* this source's held ranges */
 	struct flight *flights;    /* its fetches in flight */
+	pq_source *self;           /* for background fetches (no reference) */
 	uint64_t last_end;     /* where the last read ended: sequential? */
 	uint64_t ra;           /* the last window's length */
 } remote;
@@ -51,6 +52,14 @@ void pfs_ra_budget_init(pfs_ra_budget *b, uint64_t limit)
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->landed, NULL);
 	b->limit = limit;
+}
+
+void pfs_ra_budget_quiesce(pfs_ra_budget *b)
+{
+	pthread_mutex_lock(&b->lock);
+	while (b->prefetching > 0)
+		pthread_cond_wait(&b->landed, &b->lock);
+	pthread_mutex_unlock(&b->lock);
 }
 
 void pfs_ra_budget_destroy(pfs_ra_budget *b)
@@ -175,13 +184,27 @@ pq_status pfs_remote_fail(const pfs_http_resp *r, const char *name, const char *
 		       code[0] ? " " : "", code, msg[0] ? ": " : "", msg);
 }
 
+/* ETags compared without their quotes (some stores list them bare). */
+static bool etag_same(const char *a, const char *b)
+{
+	size_t al = strlen(a), bl = strlen(b);
+	if (al >= 2 && a[0] == '"' && a[al - 1] == '"')
+		a++, al -= 2;
+	if (bl >= 2 && b[0] == '"' && b[bl - 1] == '"')
+		b++, bl -= 2;
+	return al == bl && !memcmp(a, b, al);
+}
+
 /* Fetches [off, off + len) into buf with If-Match. */
 static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_error *err)
 {
 	char range[64];
 	snprintf(range, sizeof range, "bytes=%" PRIu64 "-%" PRIu64, off, off + len - 1);
 	pfs_http_req rq = {.method = "GET", .url = o->url, .range = range, .fd = -1,
-			   .if_match = o->etag[0] ? o->etag : NULL, .buf = buf,
+			   /* a weak ETag never matches If-Match (RFC 9110 compares
+			    * strongly): such reads rely on the checks below */
+			   .if_match = o->etag[0] && strncmp(o->etag, "W/", 2) ? o->etag : NULL,
+			   .buf = buf,
 			   .cap = (size_t)len};
 	pfs_http_resp rs;
 	pq_status st = pfs_http_do(o->h, &rq, &rs, err);
@@ -204,7 +227,7 @@ static pq_status fetch(remote *o, void *buf, uint64_t len, uint64_t off, pq_erro
 	if (rs.status == 206 && rs.range_total != UINT64_MAX && rs.range_total != o->size)
 		return pq_fail(err, PQ_EIO, "%s: changed on the server (now %" PRIu64 " bytes, "
 			       "was %" PRIu64 ")", o->name, rs.range_total, o->size);
-	if (o->etag[0] && rs.etag[0] && strcmp(rs.etag, o->etag))
+	if (o->etag[0] && rs.etag[0] && !etag_same(rs.etag, o->etag))
 		return pq_fail(err, PQ_EIO, "%s: changed on the server (ETag %s, was %s)",
 			       o->name, rs.etag, o->etag);
 	if (rs.body_len != len)
@@ -282,6 +305,78 @@ static bool follows_held(const remote *o, uint64_t at)
 	return false;
 }
 
+typedef struct prefetch {
+	remote *o;
+	flight fl;
+} prefetch;
+
+static void *prefetch_run(void *arg)
+{
+	prefetch *p = arg;
+	remote *o = p->o;
+	pq_error err = {0};
+	uint8_t *data = malloc((size_t)p->fl.len);
+	bool ok = data && fetch(o, data, p->fl.len, p->fl.off, &err) == PQ_OK;
+	pthread_mutex_lock(&o->budget->lock);
+	for (flight **pp = &o->flights; *pp; pp = &(*pp)->next) {
+		if (*pp == &p->fl) {
+			*pp = p->fl.next;
+			break;
+		}
+	}
+	if (ok)
+		block_keep(o, p->fl.off, p->fl.len, data);
+	else
+		free(data); /* the reader fetches it itself, and sees the error */
+	pfs_ra_budget *b = o->budget;
+	pthread_mutex_unlock(&b->lock);
+	pq_source_unref(o->self); /* may close o */
+	pthread_mutex_lock(&b->lock);
+	b->prefetching--;
+	pthread_cond_broadcast(&b->landed);
+	pthread_mutex_unlock(&b->lock);
+	free(p);
+	return NULL;
+}
+
+/* Under budget->lock: a streaming reader (windows at their largest) gets
+ * the window after end fetched in the background, so fetching overlaps
+ * reading. At most PFS_HTTP_MAX_CONNS / 2 at once per mount. */
+static void prefetch_after(remote *o, uint64_t end, uint64_t w)
+{
+	if (w < PFS_REMOTE_RA_MAX / 2 || end >= o->size || !o->self || o->budget->disk ||
+	    o->budget->prefetching >= PFS_HTTP_MAX_CONNS / 2 || in_flight(o, end))
+		return;
+	for (const pfs_rblock *b = o->blocks; b; b = b->onext)
+		if (end >= b->off && end < b->off + b->len)
+			return; /* held already */
+	uint64_t n = next_held(o, end) - end;
+	if (n > w)
+		n = w;
+	prefetch *p = calloc(1, sizeof *p);
+	if (!p)
+		return;
+	p->o = o;
+	p->fl = (flight){.next = o->flights, .off = end, .len = n};
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pq_source_ref(o->self);
+	o->flights = &p->fl;
+	o->budget->prefetching++;
+	pthread_t t;
+	if (pthread_create(&t, &at, prefetch_run, p) != 0) {
+		o->flights = p->fl.next;
+		o->budget->prefetching--;
+		free(p);
+		pthread_attr_destroy(&at);
+		/* dropping the reference cannot close o: the caller holds one */
+		pq_source_unref(o->self);
+		return;
+	}
+	pthread_attr_destroy(&at);
+}
+
 static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, pq_error *err)
 {
 	remote *o = impl;
@@ -300,6 +395,14 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 		uint64_t ra = o->ra, at = off + done;
 		if (done == len) {
 			o->last_end = off + len;
+			/* reading in the last half of a window: the next one comes */
+			for (const pfs_rblock *b = o->blocks; b && seq; b = b->onext) {
+				if (off + len > b->off && off + len <= b->off + b->len) {
+					if (off + len >= b->off + b->len / 2)
+						prefetch_after(o, b->off + b->len, b->len);
+					break;
+				}
+			}
 			pthread_mutex_unlock(&o->budget->lock);
 			return PQ_OK;
 		}
@@ -350,6 +453,8 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 			o->last_end = off + done;
 			o->ra = seq ? w : 0;
 			block_keep(o, from, w, data); /* held before the flight ends */
+			if (seq)
+				prefetch_after(o, from + w, w);
 		} else {
 			free(data);
 		}
@@ -404,13 +509,16 @@ pq_status pfs_remote_open(pfs_http *h, pfs_ra_budget *b, const char *url, const 
 	o->size = size;
 	o->url = strdup(url);
 	o->name = strdup(name);
-	if (etag && strlen(etag) < sizeof o->etag)
+	if (etag && etag[0] && etag[0] != '"' && strncmp(etag, "W/", 2) &&
+	    strlen(etag) + 2 < sizeof o->etag)
+		snprintf(o->etag, sizeof o->etag, "\"%s\"", etag); /* If-Match wants quotes */
+	else if (etag && strlen(etag) < sizeof o->etag)
 		snprintf(o->etag, sizeof o->etag, "%s", etag);
 	if (!o->url || !o->name) {
 		remote_close(o);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
-	pfs_remote_identity(url, size, o->etag, &o->id);
+	pfs_remote_identity(url, size, etag ? etag : "", &o->id); /* as stat gives it */
 	/* the footer (and usually the page index): one speculative tail read */
 	if (size > 0) {
 		uint64_t n = size < PFS_REMOTE_TAIL ? size : PFS_REMOTE_TAIL;
@@ -427,5 +535,8 @@ pq_status pfs_remote_open(pfs_http *h, pfs_ra_budget *b, const char *url, const 
 		o->tail_off = size - n;
 		o->tail_len = n;
 	}
-	return pq_source_new(&remote_ops, o, out, err);
+	pq_status st = pq_source_new(&remote_ops, o, out, err);
+	if (st == PQ_OK)
+		o->self = *out;
+	return st;
 }

@@ -37,12 +37,15 @@ typedef struct pfs_ra_budget {
 	struct pfs_rblock *head, *tail; /* most recently used first */
 	pthread_cond_t landed;          /* a fetch in flight finished */
 	struct pfs_disk *disk;          /* -o cache_dir, or NULL */
+	int prefetching;                /* background window fetches running */
 } pfs_ra_budget;
 
 /* An empty cache of limit bytes; pfs_ra_budget_destroy after every source
  * over it is closed. */
 void pfs_ra_budget_init(pfs_ra_budget *b, uint64_t limit);
 void pfs_ra_budget_destroy(pfs_ra_budget *b);
+/* Waits for the background fetches (before the HTTP client goes). */
+void pfs_ra_budget_quiesce(pfs_ra_budget *b);
 
 /* The object at url (escaped; name is for messages), of size bytes with
  * ETag etag (NULL or "" when the server sent none: reads then carry no

@@ -183,6 +183,7 @@ static int http_statfs(void *be, struct statvfs *sv)
 static void http_free(void *be)
 {
 	hsrc *h = be;
+	pfs_ra_budget_quiesce(&h->budget);
 	pfs_http_free(h->http);
 	pthread_mutex_destroy(&h->lock);
 	pfs_disk_free(h->budget.disk);

@@ -560,6 +560,7 @@ static void s3_free(void *be)
 	for (size_t i = 0; i < s->nvdirs; i++)
 		free(s->vdirs[i]);
 	free(s->vdirs);
+	pfs_ra_budget_quiesce(&s->budget);
 	pfs_http_free(s->http);
 	pfs_s3_conf_clear(&s->conf);
 	pthread_mutex_destroy(&s->lock);

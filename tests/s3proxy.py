@@ -13,7 +13,7 @@ proxy does what S3 does there, and what the tests need besides:
   serves suffix ranges (bytes=-N), which s3rver gets wrong;
 * counts requests and body bytes by kind (LIST, HEAD, GET, PUT, PART, POST,
   DELETE) and key: GET /__proxy__/count?kind=GET&key=REGEX[&status=N]
-  [&ifmatch=0|1] -> "N BYTES";
+  [&ifmatch=0|1][&note=REGEX: fault-reset, fault-stall, truncated] -> "N BYTES";
   GET /__proxy__/log -> one line per request; POST /__proxy__/reset;
 * injects faults: POST /__proxy__/fault?kind=K&key=REGEX&method=M&count=N
   &after=N&code=C&seconds=S&file=PATH, kinds: status (answer C), reset
@@ -323,11 +323,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         what = path[len("/__proxy__/"):]
         if what == "count":
             kind, rx = q.get("kind"), re.compile(q.get("key", ".*"))
-            status, im = q.get("status"), q.get("ifmatch")
+            status, im, note = q.get("status"), q.get("ifmatch"), re.compile(q.get("note", ""))
             with srv.stats.lock:
                 recs = [r for r in srv.stats.log if (not kind or r[0] == kind) and rx.search(r[1])
                         and (status is None or str(r[2]) == status)
-                        and (im is None or (r[5] == "if-match") == (im == "1"))]
+                        and (im is None or (r[5] == "if-match") == (im == "1"))
+                        and note.search(r[4])]
             return self.send_plain(200, "%d %d\n" % (len(recs), sum(r[3] for r in recs)))
         if what == "log":
             with srv.stats.lock:
@@ -397,9 +398,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fault and fault.kind == "replace":
             with open(fault.file, "rb") as fh:
                 data = fh.read()
-            r = self.up_request("PUT", "/" + urllib.parse.quote(key), data,
-                                {"Content-Length": str(len(data))})
+            path = "/" + urllib.parse.quote(key)
+            r = self.up_request("PUT", path, data, {"Content-Length": str(len(data))})
             r.read()
+            # s3rver answers the PUT before the bytes are on disk: wait
+            # until it serves the new object whole (its ETag, its size)
+            want = '"%s"' % hashlib.md5(data).hexdigest()
+            for _ in range(100):
+                h = self.up_request("HEAD", path, None, {})
+                h.read()
+                if h.getheader("ETag") == want and h.getheader("Content-Length") == str(len(data)):
+                    break
+                time.sleep(0.05)
         fwd = {k: v for (k, v) in self.headers.items()
                if k.lower() not in ("authorization", "connection", "keep-alive",
                                     "transfer-encoding", "content-length", "if-match")}
@@ -454,9 +464,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 sent += len(chunk)
         add(resp.status, sent, ("truncated " if sent < total else "") + rng)
         if sent < total:
+            # a body cut short: FIN after what was sent (a reset would drop
+            # the bytes still in flight and look like a reset)
             self._up = None  # the upstream response was not read to its end
             self.wfile.flush()
-            self.rst()
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
 
     do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = handle_any
 

@@ -23,10 +23,10 @@ PQWRITE=$top_builddir/tests/pqwrite
 s3_start
 L=$WORK/local
 mkdir -p "$L" "$WORK/new" "$S3_DIR/bkt"
-"$PQWRITE" "$L/t.parquet" rows=40000 rg_rows=10000 codec=uncompressed >/dev/null &&
-"$PQWRITE" "$L/u.parquet" rows=3000 rg_rows=1000 >/dev/null &&
+"$PQWRITE" "$L/t.parquet" rows=24000 rg_rows=4000 codec=uncompressed >/dev/null &&
+"$PQWRITE" "$L/u.parquet" rows=24000 rg_rows=4000 codec=uncompressed >/dev/null &&
 "$PQWRITE" "$L/v.parquet" rows=500 >/dev/null &&
-"$PQWRITE" "$WORK/new/r.parquet" rows=41000 rg_rows=9000 codec=uncompressed nulls=off >/dev/null ||
+"$PQWRITE" "$WORK/new/r.parquet" rows=17000 rg_rows=3000 codec=uncompressed nulls=off >/dev/null ||
 	{ echo "FAIL: pqwrite"; exit 1; }
 cp "$L/t.parquet" "$L/r.parquet"
 for f in t u v r; do s3_seed bkt f/$f.parquet "$L/$f.parquet"; done
@@ -40,59 +40,79 @@ alive() { # the daemon serves v.parquet and t.parquet's metadata.txt
 	mountpoint -q "$M" || { fail "$1: the mount is gone"; finish; }
 	same "$M/v.parquet/data.csv" "$LM/v.parquet/data.csv" || fail "$1: v.parquet/data.csv unreadable or wrong"
 }
+# hit QUERY: the proxy's count of requests the fault answered (a fault
+# never hit tests nothing)
+hit() { local n; read -r n _ < <(s3_ctl GET "count?$1"); echo "$n"; }
 # transient FAULT on the GETs of OBJ: ENTRY reads right after retries
 transient() {
-	local what=$1 fault=$2 obj=$3 entry=$4
+	local what=$1 fault=$2 obj=$3 entry=$4 hitq=$5
 	s3_clear; s3_reset
 	s3_fault "$fault&key=$obj&method=GET"
 	if same "$M/$entry" "$LM/$entry"; then ok "$what: retried, $entry right"; else fail "$what: $entry wrong or unreadable ($(read_errno "$M/$entry"))"; fi
 	s3_clear
+	[ "$(hit "$hitq&key=$obj")" -gt 0 ] || fail "$what: the fault was never hit (reading $entry made no GET?)"
 	alive "$what"
 }
 # lasting FAULT on OBJ: ENTRY fails with ERRNO after at most RETRIES + 1
 # attempts for each range, never gives other bytes
 lasting() {
-	local what=$1 fault=$2 obj=$3 entry=$4 want=$5
+	local what=$1 fault=$2 obj=$3 entry=$4 want=$5 hitq=$6 cause=$7
 	s3_clear; s3_reset
 	s3_fault "$fault&key=$obj&count=-1"
-	local e
+	local e said
 	e=$(read_errno "$M/$entry")
 	[ "$e" = "$want" ] && ok "$what: $entry fails with $e" || fail "$what: reading $entry gave $e, want $want"
+	# the object and the cause: error.txt of the entry's directory or of the
+	# file, or a log line naming the object
+	said=$({ cat "$M/$(dirname "$entry")/error.txt" "$M/${obj}/error.txt"; grep -h "$obj" "$WORK/daemon.log"; } 2>/dev/null)
+	grep -qi -- "$cause" <<<"$said" && ok "$what: error.txt or the log says so: $(grep -i -m1 -- "$cause" <<<"$said")" ||
+		fail "$what: no error.txt or log line names the cause ($cause): ${said:0:300}"
 	alive "$what (during the fault)"
 	s3_clear
+	local n h
 	read -r n _ < <(s3_count "" "$obj")
-	echo "requests: $what on $entry: $n"
+	h=$(hit "$hitq&key=$obj")
+	echo "requests: $what on $entry: $n ($h answered by the fault)"
+	[ "$h" -gt 0 ] || fail "$what: the fault was never hit"
+	[ "$n" -le $((4 * (RETRIES + 1))) ] || fail "$what: $n requests for one read (retries=$RETRIES)"
 }
 
-# each transient fault hits a view that needs new bytes of t.parquet
-transient "503 twice" "kind=status&code=503&count=2" t.parquet t.parquet/metadata.txt
-transient "500 twice" "kind=status&code=500&count=2" t.parquet t.parquet/row_groups/0/columns/i64/values.txt
-transient "reset twice" "kind=reset&count=2" t.parquet t.parquet/row_groups/1/columns/s/values.txt
-transient "truncated body once" "kind=truncate&count=1" t.parquet t.parquet/row_groups/2/columns/i32/values.txt
-transient "stall past timeout=2 once" "kind=stall&seconds=4&count=1" t.parquet t.parquet/row_groups/3/columns/i64/values.txt
+section() { echo "-- $* (at ${SECONDS} s)"; }
+# each fault hits a view that needs new bytes: row groups 0-3 of 6 (the
+# last ones come with the footer's speculative tail read)
+section transient
+transient "503 twice" "kind=status&code=503&count=2" t.parquet t.parquet/metadata.txt status=503
+transient "500 twice" "kind=status&code=500&count=2" t.parquet t.parquet/row_groups/0/columns/i64/values.txt status=500
+transient "reset twice" "kind=reset&count=2" t.parquet t.parquet/row_groups/1/columns/s/values.txt note=fault-reset
+transient "truncated body once" "kind=truncate&count=1" t.parquet t.parquet/row_groups/2/columns/i32/values.txt note=truncated
+transient "stall past timeout=2 once" "kind=stall&seconds=4&count=1" t.parquet t.parquet/row_groups/3/columns/i64/values.txt note=fault-stall
 read -r n _ < <(s3_ctl GET "count?kind=GET&ifmatch=0")
 read -r y _ < <(s3_ctl GET "count?kind=GET&ifmatch=1")
 [ "$n" = 0 ] && ok "every range read carried If-Match ($y)" || fail "$n range reads without If-Match ($y with)"
 
-lasting "503 for ever" "kind=status&code=503" u.parquet u.parquet/row_groups/0/columns/i64/values.txt EIO
-lasting "resets for ever" "kind=reset" u.parquet u.parquet/row_groups/1/columns/i64/values.txt EIO
-lasting "truncated for ever" "kind=truncate" u.parquet u.parquet/row_groups/2/columns/i64/values.txt EIO
-lasting "403 on one object" "kind=status&code=403" u.parquet u.parquet/data.csv EACCES
-if { cat "$M/u.parquet/error.txt" 2>/dev/null; cat "$WORK/daemon.log"; } | grep "u.parquet" | grep -qi "403\|AccessDenied\|denied"; then
-	ok "403: error.txt or the log names u.parquet and the cause"
-else
-	fail "403: neither error.txt nor the log names u.parquet with 403/AccessDenied"
-fi
+section lasting
+# u.parquet's footer is read while the server is well; then each fault hits
+# a row group not read yet
+same "$M/u.parquet/metadata.txt" "$LM/u.parquet/metadata.txt" || fail "u.parquet/metadata.txt"
+lasting "503 for ever" "kind=status&code=503" u.parquet u.parquet/row_groups/0/columns/i64/values.txt EIO status=503 "503"
+lasting "resets for ever" "kind=reset" u.parquet u.parquet/row_groups/1/columns/i64/values.txt EIO note=fault-reset "reset\|connection\|recv"
+lasting "truncated for ever" "kind=truncate" u.parquet u.parquet/row_groups/2/columns/i64/values.txt EIO note=truncated "truncat\|partial\|short\|transfer closed"
+lasting "403 on one object" "kind=status&code=403" u.parquet u.parquet/row_groups/3/columns/i64/values.txt EACCES status=403 "403\|AccessDenied\|denied"
 same "$M/t.parquet/data.csv" "$LM/t.parquet/data.csv" && ok "t.parquet/data.csv still right" || fail "t.parquet/data.csv after the faults"
 
-# ---- r.parquet replaced by another file between two range reads
+section "changed object"
+# ---- r.parquet replaced by another file between two range reads (its
+# footer read before; a mount of its own, listings trusted for 3 s)
+M2=$WORK/mnt2
+mount_s3 "$M2" bkt/f -o retries=$RETRIES -o timeout=2 -o metadata_ttl=3 -o cache_size=8M || finish
+same "$M2/r.parquet/metadata.txt" "$LM/r.parquet/metadata.txt" || fail "r.parquet/metadata.txt"
 s3_clear; s3_reset
 s3_fault "kind=replace&key=r.parquet&method=GET&after=1&count=1&file=$WORK/new/r.parquet"
-cat "$M/r.parquet/data.csv" >"$WORK/r.csv" 2>"$WORK/r.err"; rc=$?
+cat "$M2/r.parquet/data.csv" >"$WORK/r.csv" 2>"$WORK/r.err"; rc=$?
 read -r pf _ < <(s3_ctl GET "count?key=r.parquet&status=412")
 if [ $rc != 0 ]; then
 	grep -q "Input/output error" "$WORK/r.err" && ok "changed object: the read failed with EIO ($pf answers 412)" ||
-		fail "changed object: the read failed, but not with EIO: $(cat "$WORK/r.err")"
+		fail "changed object: the read failed, but not with EIO: $(cat "$WORK/r.err") ($pf answers 412)"
 elif cmp -s "$WORK/r.csv" "$LM/r.parquet/data.csv"; then
 	ok "changed object: the read gave the old version whole ($pf answers 412)"
 elif cmp -s "$WORK/r.csv" "$NM/r.parquet/data.csv"; then
@@ -100,8 +120,10 @@ elif cmp -s "$WORK/r.csv" "$NM/r.parquet/data.csv"; then
 else
 	fail "changed object: data.csv is neither the old nor the new version: mixed bytes"
 fi
-sleep 1.5 # metadata_ttl=1
-same "$M/r.parquet/data.csv" "$NM/r.parquet/data.csv" && ok "changed object: a later open sees the new one" ||
-	fail "changed object: after metadata_ttl r.parquet/data.csv is not the new version"
+s3_log | grep r.parquet | head -8 | sed 's/^/  proxy: /'
+sleep 3.5 # metadata_ttl=3
+same "$M2/r.parquet/data.csv" "$NM/r.parquet/data.csv" && ok "changed object: a later open sees the new one" ||
+	fail "changed object: after metadata_ttl r.parquet/data.csv is not the new version ($(read_errno "$M2/r.parquet/data.csv"))"
 alive "after the faults"
+section end
 finish

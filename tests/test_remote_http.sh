@@ -20,8 +20,8 @@ PQWRITE=$top_builddir/tests/pqwrite
 [ -x "$PQWRITE" ] || { echo "FAIL: no tests/pqwrite in $top_builddir"; exit 1; }
 WWW=$WORK/www
 mkdir -p "$WWW"
-"$PQWRITE" "$WWW/t.parquet" rows=30000 rg_rows=10000 >/dev/null || { echo "FAIL: pqwrite"; exit 1; }
-CONF=alltypes_tiny_pages_plain.parquet
+"$PQWRITE" "$WWW/t.parquet" rows=12000 rg_rows=4000 >/dev/null || { echo "FAIL: pqwrite"; exit 1; }
+CONF=datapage_v2.snappy.parquet
 [ -f "$DATA/$CONF" ] && cp "$DATA/$CONF" "$WWW/"
 nginx_start "$WWW"
 LM=$WORK/lmnt
