@@ -115,8 +115,9 @@ same "$R/$p" "$LM/$p" && ok "one page's values.txt" || fail "$p differs"
 read -r g gb < <(s3_count GET)
 bound=$((2 * cs + oi + 65536))
 echo "requests: one page's values.txt (page $cs bytes, chunk $chunk bytes): $g GET, $gb bytes (bound $bound)"
+show_log
 [ -n "$cs" ] && [ "$gb" -le "$bound" ] && ok "one page fetched $gb bytes <= $bound" ||
-	{ fail "one page's values.txt fetched $gb bytes, more than 2 x $cs + $oi + 64 KiB = $bound (chunk: $chunk)"; show_log; }
+	fail "one page's values.txt fetched $gb bytes, more than 2 x $cs + $oi + 64 KiB = $bound (chunk: $chunk)"
 
 # ---- staging: the CSV becomes PREFIX/st.parquet, visible when cp returns
 section staging
