@@ -226,9 +226,8 @@ def unseal(c, key):
 def info(c, key):
     chunks, fb = layout(c, ChaCha20Poly1305(key))
     nb = (len(c) + BLOCK - 1) // BLOCK
-    return 'container: aruna, %d chunk%s, %d block%s, index: %s' % (
-        len(chunks), '' if len(chunks) == 1 else 's', nb, '' if nb == 1 else 's',
-        'footer' if fb else 'none (read whole)')
+    return 'container: aruna, %d chunks, %d blocks, index: %s' % (
+        len(chunks), nb, 'footer' if fb else 'none (read whole)')
 
 
 SIZES = [0, 1, 65535, 65536, 65537, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 12345]

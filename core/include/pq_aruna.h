@@ -36,8 +36,11 @@ bool pq_aruna_name(const char *name);
 
 /* A container over inner (which keeps its own reference; the caller keeps
  * theirs). Reads and checks the footer and the last chunk (the plaintext
- * size comes from it). cache_bytes bounds the decoded chunks kept (at
- * least one chunk is kept whatever it says). The new source's identity is
+ * size comes from it). cache_bytes is the daemon's cache_size: decoded
+ * chunks kept by all containers of the process stay within a quarter of
+ * it (at least two chunks; the one just decoded is always kept), and
+ * sequential readers get the next chunks decoded ahead on other threads
+ * when it allows four or more. The new source's identity is
  * inner's: what changes when the container changes. Failures: PQ_EAUTH
  * (a block does not authenticate), PQ_ECORRUPT (truncation, footer
  * missing or inconsistent, a chunk that is not a frame), PQ_EIO from

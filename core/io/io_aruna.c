@@ -613,9 +613,9 @@ void pq_aruna_describe(const pq_source *s, pq_buf *out)
 	aruna *a = impl_of(s);
 	if (!a)
 		return;
-	pq_buf_printf(out, "container: aruna, %" PRIu64 " chunk%s, %" PRIu64 " block%s, index: %s\n",
-		      a->nchunks, a->nchunks == 1 ? "" : "s", a->nblocks, a->nblocks == 1 ? "" : "s",
-		      a->footer_blocks ? "footer" : "none (read whole)");
+	/* the contract's words, plural even for one: tools match the line */
+	pq_buf_printf(out, "container: aruna, %" PRIu64 " chunks, %" PRIu64 " blocks, index: %s\n",
+		      a->nchunks, a->nblocks, a->footer_blocks ? "footer" : "none (read whole)");
 }
 
 uint64_t pq_aruna_verify(const pq_source *s, pq_buf *out)
