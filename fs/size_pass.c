@@ -99,6 +99,18 @@ static int run_pass(pfs_fs *fs, pfs_pf *pf, pq_file_sizes **out)
 	return 0;
 }
 
+/* A chunk that failed for want of memory says nothing about the file: its
+ * sizes serve this mount (until evicted, then measured again) but never go
+ * into the index, which would make a passing shortage permanent. */
+static bool short_of_memory(const pq_file_sizes *s)
+{
+	size_t n = (size_t)s->num_row_groups * s->num_columns;
+	for (size_t i = 0; i < n; i++)
+		if (s->chunks[i].status == PQ_ENOMEM)
+			return true;
+	return false;
+}
+
 /* The index serves a file whose bytes have an identity (an unknown one
  * never validates a cache, pq_io.h). */
 static const char *index_dir(const pfs_fs *fs, const pfs_pf *pf)
@@ -143,7 +155,7 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	bool measured = false;
 	if (rc && run) {
 		rc = run_pass(fs, pf, &s);
-		measured = rc == 0;
+		measured = rc == 0 && !short_of_memory(s);
 	}
 	if (s)
 		keep_verify(fs, pf, s);
