@@ -32,6 +32,7 @@ static void die_msg(const char *fmt, ...)
 }
 
 /* libfuse's own messages join ours in syslog. */
+__attribute__((format(printf, 2, 0)))
 static void fuse_log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
 {
 	vsyslog((int)level, fmt, ap);

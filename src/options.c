@@ -18,6 +18,9 @@
 #include "pq_metadata.h"
 
 #define PFS_OPT(t, f) {t, offsetof(pfs_options, f), 0}
+/* libfuse's FUSE_OPT_KEY with its -1U offset widened explicitly (clang
+ * warns about the implicit unsigned -> unsigned long conversion). */
+#define PFS_KEY(t, k) {t, (unsigned long)-1U, k}
 
 enum { KEY_RO, KEY_DISCARD };
 
@@ -58,19 +61,19 @@ static const struct fuse_opt pfs_opts[] = {
 	{"no_sign", offsetof(pfs_options, no_sign), 1},
 	{"path_style", offsetof(pfs_options, path_style), 1},
 	{"virtual_hosted", offsetof(pfs_options, virtual_hosted), 1},
-	FUSE_OPT_KEY("ro", KEY_RO),
+	PFS_KEY("ro", KEY_RO),
 	/* fstab and mount(8) words that mean nothing to a FUSE daemon. */
-	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("user", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("nouser", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("users", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("_netdev", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("x-systemd.", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("x-systemd.%s", FUSE_OPT_KEY_DISCARD),
-	FUSE_OPT_KEY("comment=%s", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("noauto", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("auto", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("user", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("nouser", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("users", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("defaults", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("_netdev", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("nofail", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("x-systemd.", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("x-systemd.%s", FUSE_OPT_KEY_DISCARD),
+	PFS_KEY("comment=%s", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_END
 };
 

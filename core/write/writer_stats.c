@@ -127,7 +127,7 @@ static double half_to_double(uint16_t h)
 {
 	int e = (h >> 10) & 0x1f;
 	double m = h & 0x3ff;
-	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m != 0 ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
 	return (h & 0x8000) ? -v : v;
 }
 
