@@ -19,7 +19,8 @@ CONV=$top_builddir/src/parquetfs-convert
 SECS=${PFS_SOAK_SECONDS:-15}
 ROUNDS=${PFS_SOAK_ROUNDS:-3}
 CACHE=16M
-if ldd "$BIN" 2>/dev/null | grep -q libasan; then RSS_MB=${PFS_SOAK_RSS_MB:-768}; else RSS_MB=${PFS_SOAK_RSS_MB:-128}; fi
+# gcc links libasan dynamically, clang statically: look for the runtime itself.
+if grep -q __asan_init "$BIN" 2>/dev/null; then RSS_MB=${PFS_SOAK_RSS_MB:-768}; else RSS_MB=${PFS_SOAK_RSS_MB:-128}; fi
 
 # ---- the files ----------------------------------------------------------------
 S=$WORK/src IN=$WORK/in
