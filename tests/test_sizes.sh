@@ -5,10 +5,14 @@
 #   equals the bytes a read returns (files the test makes itself, and every
 #   file of parquet-testing/data when ../shared is there); listings run no
 #   size pass; tar, rsync, mmap and tail -c of never-read entries; the size
-#   index (a remount runs no pass; a damaged index entry is rebuilt, never
+#   index (a remount runs no pass and, for ls -lR, loads no chunk layout:
+#   the sizes of pages/ and dictionary/ come from the index's chunk shapes,
+#   and equal the bytes read; a damaged index entry is rebuilt, never
 #   trusted); a source file replaced during the mount gets new sizes.
 #
-# "A size pass ran" is the daemon's log line "size pass: PATH (...)".
+# "A size pass ran" is the daemon's log line "size pass: PATH (...)"; at
+# unmount the daemon logs "mount totals: N size passes, M chunk layouts
+# loaded".
 # Exit 0 pass, 77 skip (no /dev/fuse, fusermount3 or python3), 1 fail.
 # Env: PARQUETFS (binary).
 set -u
@@ -140,6 +144,41 @@ own_passes=$(passes)
 umount_fs "$MNT"
 nidx=$(ls "$IDX" | grep -c '\.sz$')
 [ "$nidx" -ge 5 ] && ok "size index: $nidx entries written" || fail "size index: $nidx entries"
+
+# ---- remount with the same index: ls -lR loads no layout, runs no pass -----------------
+# (the mount's own totals line, logged at unmount)
+mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
+(cd "$MNT" && find . -path '*/pages/*' -type f -printf '%s %P\n' -o \
+	-path '*/dictionary/*' -type f -printf '%s %P\n') >"$WORK/shape_sizes"
+ls -lR "$MNT" >/dev/null
+umount_fs "$MNT"
+totals=$(grep "mount totals:" "$WORK/daemon.log" | tail -1)
+npage=$(wc -l <"$WORK/shape_sizes")
+ndict=$(grep -c /dictionary/ "$WORK/shape_sizes")
+case $totals in
+*": 0 size passes, 0 chunk layouts loaded") ok "remount: ls -lR ($npage page entries, $ndict of dictionary/) ran no pass and loaded no layout" ;;
+*) fail "remount: ls -lR: ${totals:-no totals line}" ;;
+esac
+[ "$npage" -gt 500 ] && [ "$ndict" -gt 10 ] || fail "remount: only $npage page entries, $ndict in dictionary/"
+# those sizes are the bytes a read returns (a mount of its own, reading)
+mount_fs "$MNT" -o ro,index_dir=none "$SRC" || finish
+python3 - "$MNT" "$WORK/shape_sizes" <<'PY' || fail "sizes from the index's shapes"
+import sys
+mnt, listing = sys.argv[1], sys.argv[2]
+bad = n = 0
+for line in open(listing):
+    size, path = line.rstrip("\n").split(" ", 1)
+    got = len(open(f"{mnt}/{path}", "rb").read())
+    n += 1
+    if got != int(size):
+        bad += 1
+        if bad <= 5:
+            print(f"{path}: st_size {size} from the index, {got} bytes read")
+if bad:
+    sys.exit(f"{bad} of {n} page entries differ")
+print(f"ok: {n} page entries: sizes from the index's shapes equal the bytes read")
+PY
+umount_fs "$MNT"
 
 # ---- remount with the same index: no pass at all --------------------------------------
 before=$(passes)
