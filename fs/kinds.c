@@ -455,14 +455,16 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	[PFS_K_DICT] = {DIR("dictionary", PFS_K_CHUNK), .present = has_dict,
 			.key_kind = PFS_K_PAGE, .key_page = PFS_DICT},
 	[PFS_K_PAGES] = {DIR("pages", PFS_K_CHUNK)},
+	/* (sizes from the size index's shapes, when it has them: these
+	 * texts are read from elsewhere in the file) */
 	[PFS_K_COLUMN_INDEX] = {"column_index.txt", PFS_K_CHUNK, .present = has_colindex,
-				TEXT(r_column_index)},
+				TEXT(r_column_index), .quick_size = pfs_shape_size},
 	[PFS_K_OFFSET_INDEX] = {"offset_index.txt", PFS_K_CHUNK, .present = has_offindex,
-				TEXT(r_offset_index)},
+				TEXT(r_offset_index), .quick_size = pfs_shape_size},
 	[PFS_K_BLOOM_BIN] = {"bloom_filter.bin", PFS_K_CHUNK, .present = has_bloom,
-			     .pool = PFS_POOL_DATA, TEXT(r_bloom_bin)},
+			     .pool = PFS_POOL_DATA, TEXT(r_bloom_bin), .quick_size = pfs_shape_size},
 	[PFS_K_BLOOM_TXT] = {"bloom_filter.txt", PFS_K_CHUNK, .present = has_bloom,
-			     TEXT(r_bloom_txt)},
+			     TEXT(r_bloom_txt), .quick_size = pfs_shape_size},
 
 	/* page level (page = PFS_DICT for dictionary/) */
 	[PFS_K_PAGE] = {DIR(NULL, PFS_K_PAGES), .naming = PFS_NAME_PAGE},

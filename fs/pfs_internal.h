@@ -342,6 +342,7 @@ struct pfs_fs {
 	atomic_bool index_warned;      /* the index dir's trouble was logged */
 	atomic_uint_fast64_t size_passes; /* size passes run (tests count the log lines) */
 	atomic_uint_fast64_t layout_loads; /* chunk layouts loaded for entries (logged at unmount) */
+	atomic_uint_fast64_t ahead_used; /* segments rendered ahead and served (stream.c) */
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
 	/* Open file and directory handles (live.c). */
 	pthread_mutex_t live_lock;

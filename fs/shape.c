@@ -1,6 +1,7 @@
 /* The chunk shapes (size_index.h): the entry sizes of a chunk's pages/ and
  * dictionary/ that otherwise need its page headers (its layout) loaded and
- * the header texts rendered. They are measured once, after a size pass
+ * the header texts rendered, and of its texts read from elsewhere in the
+ * file (bloom filter, page index). They are measured once, after a size pass
  * whose sizes go into the size index, and stored with them; a remount
  * loads them with the sizes, so ls -lR of the file loads no layout.
  *
@@ -49,6 +50,33 @@ static uint64_t dict_values(const pq_file *f, const pq_chunk_layout *l, uint32_t
 	return n;
 }
 
+typedef pq_status (*chunk_text_fn)(const pq_file *f, uint32_t rg, uint32_t col, pq_buf *out,
+				   pq_error *err);
+
+/* A chunk text's length, as kinds.c renders it (only when present). */
+static uint64_t chunk_text(const pq_file *f, uint32_t rg, uint32_t col, bool present,
+			   chunk_text_fn fn)
+{
+	if (!present)
+		return PFS_SHAPE_UNKNOWN;
+	pq_buf b = PQ_BUF_INIT;
+	pq_error err;
+	uint64_t n = text_len(fn(f, rg, col, &b, &err), &b);
+	pq_buf_free(&b);
+	return n;
+}
+
+static void chunk_texts(const pq_file *f, uint32_t rg, uint32_t col, pfs_chunk_shape *c)
+{
+	bool bloom = pq_chunk_has_bloom_filter(f, rg, col);
+	c->bloom_bin = chunk_text(f, rg, col, bloom, pq_bloom_filter_bitset);
+	c->bloom_txt = chunk_text(f, rg, col, bloom, pq_text_bloom_filter);
+	c->col_index = chunk_text(f, rg, col, pq_chunk_has_column_index(f, rg, col),
+				  pq_text_column_index);
+	c->off_index = chunk_text(f, rg, col, pq_chunk_has_offset_index(f, rg, col),
+				  pq_text_offset_index);
+}
+
 static void chunk_shape(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pfs_chunk_shape *c,
 			uint64_t *footprint)
 {
@@ -72,6 +100,7 @@ static void chunk_shape(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pfs_c
 			c->dict_values = dict_values(pf->f, l, col, &b);
 		}
 		pq_buf_free(&b);
+		chunk_texts(pf->f, rg, col, c);
 		c->num_pages = l->num_pages;
 		c->known = true;
 		*footprint += (uint64_t)l->num_pages * sizeof *c->pages;
@@ -159,11 +188,19 @@ bool pfs_shape_size(const pfs_kctx *c, uint64_t *size)
 	if (!cs)
 		return false;
 	const pfs_page_shape *p = NULL;
-	if (k->page == PFS_DICT)
-		p = cs->has_dict ? &cs->dict : NULL;
-	else if (k->page < cs->num_pages)
-		p = &cs->pages[k->page];
 	uint64_t sz = PFS_SHAPE_UNKNOWN;
+	switch ((pfs_kind)k->kind) {
+	case PFS_K_BLOOM_BIN: sz = cs->bloom_bin; break;
+	case PFS_K_BLOOM_TXT: sz = cs->bloom_txt; break;
+	case PFS_K_COLUMN_INDEX: sz = cs->col_index; break;
+	case PFS_K_OFFSET_INDEX: sz = cs->off_index; break;
+	default: break;
+	}
+	bool in_page = pfs_kind_info(k->kind)->parent == PFS_K_PAGE;
+	if (in_page && k->page == PFS_DICT)
+		p = cs->has_dict ? &cs->dict : NULL;
+	else if (in_page && k->page < cs->num_pages)
+		p = &cs->pages[k->page];
 	if (p) {
 		switch ((pfs_kind)k->kind) {
 		case PFS_K_PAGE_RAW: sz = p->raw; break;

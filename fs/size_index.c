@@ -11,7 +11,8 @@
  *   nrg*ncol x (u32 status, u32 num_pages, u64 values, u64 levels)
  *   total_pages x (u64 values, u64 levels)
  *   nrg*ncol x (u32 flags (1 known, 2 has_dict), u32 num_pages,
- *               dict: u64 raw, data, hdr_txt, hdr_json, u64 dict_values)
+ *               dict: u64 raw, data, hdr_txt, hdr_json, u64 dict_values,
+ *               u64 bloom_bin, bloom_txt, col_index, off_index)
  *   shape_pages x (u64 raw, data, hdr_txt, hdr_json)
  *   u64 XXH3-64 of everything before it
  *
@@ -37,7 +38,7 @@
 #define HDR_LEN (8 + 4 * 4 + 16 + 2 * 8 + 6 * 8)
 #define CHUNK_LEN (4 + 4 + 8 + 8)
 #define PAGE_LEN 16
-#define SCHUNK_LEN (4 + 4 + 5 * 8)
+#define SCHUNK_LEN (4 + 4 + 9 * 8)
 #define SPAGE_LEN (4 * 8)
 #define SHAPE_KNOWN 1u
 #define SHAPE_DICT 2u
@@ -202,6 +203,10 @@ static void put_shapes(wbuf *b, size_t nch, const pfs_file_shapes *sh)
 		put32(b, c->num_pages);
 		put_page_shape(b, &c->dict);
 		put64(b, c->dict_values);
+		put64(b, c->bloom_bin);
+		put64(b, c->bloom_txt);
+		put64(b, c->col_index);
+		put64(b, c->off_index);
 	}
 	for (size_t i = 0; sh && i < nch; i++)
 		for (uint32_t p = 0; sh->chunks[i].known && p < sh->chunks[i].num_pages; p++)
@@ -414,6 +419,10 @@ static int parse_shapes(rbuf *r, uint32_t nrg, uint32_t ncol, uint64_t nsp,
 		c->num_pages = get32(r);
 		get_page_shape(r, &c->dict);
 		c->dict_values = get64(r);
+		c->bloom_bin = get64(r);
+		c->bloom_txt = get64(r);
+		c->col_index = get64(r);
+		c->off_index = get64(r);
 		/* an unknown chunk says nothing, and nothing else is allowed */
 		if ((flags & ~(SHAPE_KNOWN | SHAPE_DICT)) || (!c->known && (flags || c->num_pages)))
 			goto bad;

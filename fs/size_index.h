@@ -36,6 +36,8 @@ typedef struct pfs_chunk_shape {
 	uint32_t num_pages;  /* data pages */
 	pfs_page_shape dict; /* with has_dict */
 	uint64_t dict_values; /* dictionary/values.txt */
+	/* chunk entries read from the file at their first render */
+	uint64_t bloom_bin, bloom_txt, col_index, off_index;
 	pfs_page_shape *pages;
 } pfs_chunk_shape;
 

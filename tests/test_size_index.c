@@ -112,6 +112,10 @@ static pfs_file_shapes *made_up_shapes(void)
 								p == 1 ? PFS_SHAPE_UNKNOWN : 300 + p,
 								400 + p};
 			cs->dict_values = PFS_SHAPE_UNKNOWN;
+			cs->bloom_bin = c ? 1024 : PFS_SHAPE_UNKNOWN;
+			cs->bloom_txt = c ? 77 + r : PFS_SHAPE_UNKNOWN;
+			cs->col_index = 500 + r;
+			cs->off_index = r ? 600 + c : PFS_SHAPE_UNKNOWN;
 			if (r == 0 && c == 0) {
 				cs->has_dict = true;
 				cs->dict = (pfs_page_shape){5, 6, 7, 8};
@@ -142,6 +146,10 @@ static void same_shapes(const pfs_file_shapes *a, const pfs_file_shapes *b)
 		ck_assert_int_eq(x->has_dict, y->has_dict);
 		ck_assert_uint_eq(x->num_pages, y->num_pages);
 		ck_assert_uint_eq(x->dict_values, y->dict_values);
+		ck_assert_uint_eq(x->bloom_bin, y->bloom_bin);
+		ck_assert_uint_eq(x->bloom_txt, y->bloom_txt);
+		ck_assert_uint_eq(x->col_index, y->col_index);
+		ck_assert_uint_eq(x->off_index, y->off_index);
 		if (x->has_dict)
 			same_page_shape(&x->dict, &y->dict);
 		for (uint32_t p = 0; p < x->num_pages; p++)
