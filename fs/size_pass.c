@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kinds.h"
@@ -174,8 +175,16 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 		measured = rc == 0 && !short_of_memory(s);
 		/* the index also gets the shapes of the chunks, so that the
 		 * next mount lists pages without their headers */
-		if (measured && dir)
+		if (measured && dir) {
+			struct timespec t0, t1;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 			sh = pfs_shapes_measure(fs, pf);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			pfs_log(LOG_INFO, "chunk shapes: %s (%u chunks, %.0f ms)", pf->src->path,
+				pf->nrg * pf->ncol,
+				(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+					(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		}
 	}
 	if (s)
 		keep_verify(fs, pf, s);
