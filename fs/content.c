@@ -69,6 +69,7 @@ int pfs_layout_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pfs_cobj *
 	if (!pf->f)
 		return -EIO;
 	pq_chunk_layout *l;
+	atomic_fetch_add(&fs->layout_loads, 1);
 	pq_status st = pq_chunk_layout_load(pf->f, rg, col, &l, err);
 	if (st != PQ_OK)
 		return -pfs_status_to_errno(st);
@@ -357,6 +358,8 @@ static uint64_t plain_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n)
 	case PFS_SZ_PASS:
 		return 0; /* pfs_content_size's */
 	case PFS_SZ_EXTENT:
+		if (d->quick_size && d->quick_size(&c, &sz))
+			return sz;
 		c.err = &err;
 		if (d->body == PFS_BODY_MEM)
 			return d->mem(&c, &p, &sz) ? 0 : sz;

@@ -160,6 +160,12 @@ void pfs_fs_free(pfs_fs *fs)
 	if (!fs)
 		return;
 	pfs_live_drop_all(fs);
+	/* what the tests count: "no pass, no layout" after a remount */
+	pfs_log(LOG_INFO, "mount totals: %llu size passes, %llu chunk layouts loaded, "
+		"%llu segments rendered ahead",
+		(unsigned long long)atomic_load(&fs->size_passes),
+		(unsigned long long)atomic_load(&fs->layout_loads),
+		(unsigned long long)atomic_load(&fs->ahead_used));
 	pfs_staging_free(fs->staging); /* its recovery thread notifies */
 	pfs_notify_free(fs->notify);
 	pfs_sources_free(fs->sources);

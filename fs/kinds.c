@@ -43,9 +43,12 @@ static bool has_dict(const pfs_kctx *c)
 {
 	pfs_cobj *lo;
 	pq_error err;
+	bool has;
+	if (pfs_shape_has_dict(c->fs, c->pf, c->k->rg, c->k->col, &has))
+		return has;
 	if (pfs_layout_get(c->fs, c->pf, c->k->rg, c->k->col, &lo, &err))
 		return false;
-	bool has = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->dict != NULL;
+	has = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->dict != NULL;
 	pfs_cache_release(c->fs->cache, lo);
 	return has;
 }
@@ -322,13 +325,20 @@ static bool body_from_header(const pfs_kctx *c, const pq_page_info *pi, uint64_t
 
 static bool body_size(const pfs_kctx *c, uint64_t *size)
 {
-	return from_header(c, body_from_header, size);
+	return pfs_shape_size(c, size) || from_header(c, body_from_header, size);
 }
 
 /* From the size pass when it ran, else from the page header. */
 static bool page_levels_size(const pfs_kctx *c, uint64_t *size)
 {
 	return pfs_pass_page_size(c, size) || levels_size(c, size);
+}
+
+/* A page's values.txt: the size pass's (data pages), the shape's
+ * (dictionary pages), else rendered. */
+static bool page_values_size(const pfs_kctx *c, uint64_t *size)
+{
+	return pfs_pass_page_size(c, size) || pfs_shape_size(c, size);
 }
 
 /* ---- binary entries --------------------------------------------------------------------- */
@@ -445,27 +455,32 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	[PFS_K_DICT] = {DIR("dictionary", PFS_K_CHUNK), .present = has_dict,
 			.key_kind = PFS_K_PAGE, .key_page = PFS_DICT},
 	[PFS_K_PAGES] = {DIR("pages", PFS_K_CHUNK)},
+	/* (sizes from the size index's shapes, when it has them: these
+	 * texts are read from elsewhere in the file) */
 	[PFS_K_COLUMN_INDEX] = {"column_index.txt", PFS_K_CHUNK, .present = has_colindex,
-				TEXT(r_column_index)},
+				TEXT(r_column_index), .quick_size = pfs_shape_size},
 	[PFS_K_OFFSET_INDEX] = {"offset_index.txt", PFS_K_CHUNK, .present = has_offindex,
-				TEXT(r_offset_index)},
+				TEXT(r_offset_index), .quick_size = pfs_shape_size},
 	[PFS_K_BLOOM_BIN] = {"bloom_filter.bin", PFS_K_CHUNK, .present = has_bloom,
-			     .pool = PFS_POOL_DATA, TEXT(r_bloom_bin)},
+			     .pool = PFS_POOL_DATA, TEXT(r_bloom_bin), .quick_size = pfs_shape_size},
 	[PFS_K_BLOOM_TXT] = {"bloom_filter.txt", PFS_K_CHUNK, .present = has_bloom,
-			     TEXT(r_bloom_txt)},
+			     TEXT(r_bloom_txt), .quick_size = pfs_shape_size},
 
 	/* page level (page = PFS_DICT for dictionary/) */
 	[PFS_K_PAGE] = {DIR(NULL, PFS_K_PAGES), .naming = PFS_NAME_PAGE},
 	[PFS_K_PAGE_ERROR] = {"error.txt", PFS_K_PAGE, .present = page_bad,
 			      .body = PFS_BODY_TEXT, .size = PFS_SZ_CHECK, .render = r_page_error},
-	[PFS_K_PAGE_HDR_TXT] = {"header.txt", PFS_K_PAGE, TEXT(r_page_hdr_txt)},
-	[PFS_K_PAGE_HDR_JSON] = {"header.json", PFS_K_PAGE, TEXT(r_page_hdr_json)},
+	/* header sizes from the size index's shapes, when it has them */
+	[PFS_K_PAGE_HDR_TXT] = {"header.txt", PFS_K_PAGE, TEXT(r_page_hdr_txt),
+				.quick_size = pfs_shape_size},
+	[PFS_K_PAGE_HDR_JSON] = {"header.json", PFS_K_PAGE, TEXT(r_page_hdr_json),
+				 .quick_size = pfs_shape_size},
 	[PFS_K_PAGE_RAW] = {"raw.bin", PFS_K_PAGE, .body = PFS_BODY_RANGE, .size = PFS_SZ_EXTENT,
-			    .range = x_page_raw},
+			    .range = x_page_raw, .quick_size = pfs_shape_size},
 	[PFS_K_PAGE_DATA] = {"data.bin", PFS_K_PAGE, .pool = PFS_POOL_DATA, TEXT(r_page_data),
 			     .quick_size = body_size},
 	[PFS_K_PAGE_VALUES] = {"values.txt", PFS_K_PAGE, .pool = PFS_POOL_DATA,
-			       TEXT(r_page_values), .quick_size = pfs_pass_page_size},
+			       TEXT(r_page_values), .quick_size = page_values_size},
 	[PFS_K_PAGE_LEVELS] = {"levels.txt", PFS_K_PAGE, .present = page_levels,
 			       .pool = PFS_POOL_DATA, TEXT(r_page_levels),
 			       .quick_size = page_levels_size},
@@ -475,6 +490,7 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	[PFS_C_PAGE_DATA] = {.cache_only = true, .pool = PFS_POOL_DATA},
 	[PFS_C_CSV_HEADER] = {.cache_only = true, .body = PFS_BODY_TEXT, .render = r_csv_header},
 	[PFS_C_SIZES] = {.cache_only = true},
+	[PFS_C_SHAPES] = {.cache_only = true},
 };
 
 const pfs_kind_desc *pfs_kind_info(uint32_t kind)

@@ -36,7 +36,8 @@ typedef enum pfs_sizing {
 	PFS_SZ_NONE = 0,  /* directories, staging, cache-only: not ours to say */
 	PFS_SZ_TEXT,      /* the rendered text's length (rendered once, kept cached;
 			     * quick_size() may know it without rendering) */
-	PFS_SZ_EXTENT,    /* exact from metadata: the length of mem() / range() */
+	PFS_SZ_EXTENT,    /* exact from metadata: the length of mem() / range()
+			     * (quick_size() may know it without range()) */
 	PFS_SZ_PAGES,     /* the sum of the chunk's page texts (its segment kind) */
 	PFS_SZ_CHECK,     /* an error.txt: the length of the check's message,
 			     * remembered in the node (0: sound, and not listed) */
@@ -102,6 +103,16 @@ const pfs_kind_desc *pfs_kind_info(uint32_t kind);
 /* size_pass.c: a data page's values.txt / levels.txt size from the size
  * pass, when it ran (a quick_size). */
 bool pfs_pass_page_size(const pfs_kctx *c, uint64_t *size);
+
+/* shape.c: the chunk shapes of the size index (size_index.h). Measured
+ * after a pass (NULL without memory or file); read: false when the index
+ * gave no shape for the chunk (the caller loads its layout). */
+struct pfs_file_shapes *pfs_shapes_measure(pfs_fs *fs, pfs_pf *pf);
+bool pfs_shape_num_pages(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t *n);
+bool pfs_shape_has_dict(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, bool *has);
+/* A page entry's size (raw.bin, data.bin, header.txt, header.json,
+ * dictionary/values.txt) from the chunk's shape (a quick_size). */
+bool pfs_shape_size(const pfs_kctx *c, uint64_t *size);
 
 /* stream.c's set-ups, named by the table. */
 int pfs_stream_csv(pfs_stream *s);

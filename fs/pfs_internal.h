@@ -109,6 +109,7 @@ typedef enum pfs_kind {
 	PFS_C_PAGE_DATA,      /* pq_page_data (rg, col, page) */
 	PFS_C_CSV_HEADER,     /* text of the CSV header line */
 	PFS_C_SIZES,          /* pq_file_sizes of the generation (size_pass.c) */
+	PFS_C_SHAPES,         /* pfs_file_shapes of the generation (shape.c, from the index) */
 	PFS_K_COUNT
 } pfs_kind;
 
@@ -340,6 +341,8 @@ struct pfs_fs {
 	uint8_t key_fp[16];
 	atomic_bool index_warned;      /* the index dir's trouble was logged */
 	atomic_uint_fast64_t size_passes; /* size passes run (tests count the log lines) */
+	atomic_uint_fast64_t layout_loads; /* chunk layouts loaded for entries (logged at unmount) */
+	atomic_uint_fast64_t ahead_used; /* segments rendered ahead and served (stream.c) */
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
 	/* Open file and directory handles (live.c). */
 	pthread_mutex_t live_lock;

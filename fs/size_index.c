@@ -4,17 +4,22 @@
  * Layout, little-endian, every number fixed width:
  *
  *   "PQFSIZE\0"  u32 version  u32 nrg  u32 ncol  u32 0  key hash [16]
- *   u64 total_pages
+ *   u64 total_pages  u64 shape_pages
  *   u64 csv_header csv jsonl verify pages_measured pages_shared
  *   nrg   x (u64 rg_csv, u64 rg_jsonl)
  *   ncol  x u64 col_values
  *   nrg*ncol x (u32 status, u32 num_pages, u64 values, u64 levels)
  *   total_pages x (u64 values, u64 levels)
+ *   nrg*ncol x (u32 flags (1 known, 2 has_dict), u32 num_pages,
+ *               dict: u64 raw, data, hdr_txt, hdr_json, u64 dict_values,
+ *               u64 bloom_bin, bloom_txt, col_index, off_index)
+ *   shape_pages x (u64 raw, data, hdr_txt, hdr_json)
  *   u64 XXH3-64 of everything before it
  *
  * Every byte is distrusted on the way in: the length must be exactly what
  * the counts say, the counts must be the file's, the checksum must match,
- * and the aggregates must be the sums of their parts. */
+ * the aggregates must be the sums of their parts, and the shapes' page
+ * counts must add up to shape_pages (an unknown chunk has none). */
 #include "config.h"
 
 #include <errno.h>
@@ -30,9 +35,13 @@
 #include "size_index.h"
 
 #define MAGIC "PQFSIZE"  /* 8 bytes with its NUL */
-#define HDR_LEN (8 + 4 * 4 + 16 + 8 + 6 * 8)
+#define HDR_LEN (8 + 4 * 4 + 16 + 2 * 8 + 6 * 8)
 #define CHUNK_LEN (4 + 4 + 8 + 8)
 #define PAGE_LEN 16
+#define SCHUNK_LEN (4 + 4 + 9 * 8)
+#define SPAGE_LEN (4 * 8)
+#define SHAPE_KNOWN 1u
+#define SHAPE_DICT 2u
 #define INDEX_MAX ((uint64_t)1 << 30) /* no entry is larger: a damaged one may claim so */
 
 void pfs_index_key_make(const pq_identity *id, const char *rel, const uint8_t key_fp[16],
@@ -168,8 +177,47 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_sizes *s)
+static uint64_t shape_pages(const pfs_file_shapes *sh)
 {
+	uint64_t n = 0;
+	for (size_t i = 0; sh && i < (size_t)sh->num_row_groups * sh->num_columns; i++)
+		if (sh->chunks[i].known)
+			n += sh->chunks[i].num_pages;
+	return n;
+}
+
+static void put_page_shape(wbuf *b, const pfs_page_shape *p)
+{
+	put64(b, p->raw);
+	put64(b, p->data);
+	put64(b, p->hdr_txt);
+	put64(b, p->hdr_json);
+}
+
+static void put_shapes(wbuf *b, size_t nch, const pfs_file_shapes *sh)
+{
+	static const pfs_chunk_shape unknown = {0};
+	for (size_t i = 0; i < nch; i++) {
+		const pfs_chunk_shape *c = sh && sh->chunks[i].known ? &sh->chunks[i] : &unknown;
+		put32(b, (c->known ? SHAPE_KNOWN : 0) | (c->has_dict ? SHAPE_DICT : 0));
+		put32(b, c->num_pages);
+		put_page_shape(b, &c->dict);
+		put64(b, c->dict_values);
+		put64(b, c->bloom_bin);
+		put64(b, c->bloom_txt);
+		put64(b, c->col_index);
+		put64(b, c->off_index);
+	}
+	for (size_t i = 0; sh && i < nch; i++)
+		for (uint32_t p = 0; sh->chunks[i].known && p < sh->chunks[i].num_pages; p++)
+			put_page_shape(b, &sh->chunks[i].pages[p]);
+}
+
+int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_sizes *s,
+		    const pfs_file_shapes *sh)
+{
+	if (sh && (sh->num_row_groups != s->num_row_groups || sh->num_columns != s->num_columns))
+		return -EINVAL;
 	wbuf b = {0};
 	put(&b, MAGIC, 8);
 	put32(&b, PFS_INDEX_VERSION);
@@ -178,6 +226,7 @@ int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_siz
 	put32(&b, 0);
 	put(&b, key->hash, 16);
 	put64(&b, total_pages(s));
+	put64(&b, shape_pages(sh));
 	put64(&b, s->csv_header);
 	put64(&b, s->csv);
 	put64(&b, s->jsonl);
@@ -204,6 +253,7 @@ int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_siz
 			put64(&b, s->chunks[i].pages[p].levels);
 		}
 	}
+	put_shapes(&b, nch, sh);
 	if (!b.oom)
 		put64(&b, XXH3_64bits(b.p, b.len));
 	if (b.oom) {
@@ -317,8 +367,89 @@ static bool sums_hold(const pq_file_sizes *s)
 	return true;
 }
 
+/* ---- shapes ---------------------------------------------------------------------------- */
+
+pfs_file_shapes *pfs_shapes_new(uint32_t nrg, uint32_t ncol)
+{
+	pfs_file_shapes *sh = calloc(1, sizeof *sh);
+	size_t nch = (size_t)nrg * ncol;
+	if (!sh || !(sh->chunks = calloc(nch ? nch : 1, sizeof *sh->chunks))) {
+		free(sh);
+		return NULL;
+	}
+	sh->num_row_groups = nrg;
+	sh->num_columns = ncol;
+	sh->footprint = sizeof *sh + nch * sizeof *sh->chunks;
+	return sh;
+}
+
+void pfs_shapes_free(pfs_file_shapes *sh)
+{
+	if (!sh)
+		return;
+	for (size_t i = 0; i < (size_t)sh->num_row_groups * sh->num_columns; i++)
+		free(sh->chunks[i].pages);
+	free(sh->chunks);
+	free(sh);
+}
+
+static void get_page_shape(rbuf *r, pfs_page_shape *p)
+{
+	p->raw = get64(r);
+	p->data = get64(r);
+	p->hdr_txt = get64(r);
+	p->hdr_json = get64(r);
+}
+
+/* The shapes section (its length already checked against nsp). */
+static int parse_shapes(rbuf *r, uint32_t nrg, uint32_t ncol, uint64_t nsp,
+			pfs_file_shapes **out)
+{
+	pfs_file_shapes *sh = pfs_shapes_new(nrg, ncol);
+	if (!sh)
+		return -ENOMEM;
+	size_t nch = (size_t)nrg * ncol;
+	uint64_t pages = 0;
+	int rc = -EINVAL;
+	for (size_t i = 0; i < nch; i++) {
+		pfs_chunk_shape *c = &sh->chunks[i];
+		uint32_t flags = get32(r);
+		c->known = flags & SHAPE_KNOWN;
+		c->has_dict = flags & SHAPE_DICT;
+		c->num_pages = get32(r);
+		get_page_shape(r, &c->dict);
+		c->dict_values = get64(r);
+		c->bloom_bin = get64(r);
+		c->bloom_txt = get64(r);
+		c->col_index = get64(r);
+		c->off_index = get64(r);
+		/* an unknown chunk says nothing, and nothing else is allowed */
+		if ((flags & ~(SHAPE_KNOWN | SHAPE_DICT)) || (!c->known && (flags || c->num_pages)))
+			goto bad;
+		pages += c->num_pages;
+	}
+	if (pages != nsp)
+		goto bad;
+	sh->footprint += nsp * sizeof(pfs_page_shape);
+	for (size_t i = 0; i < nch; i++) {
+		pfs_chunk_shape *c = &sh->chunks[i];
+		if (!c->known)
+			continue;
+		rc = -ENOMEM;
+		if (!(c->pages = calloc(c->num_pages ? c->num_pages : 1, sizeof *c->pages)))
+			goto bad;
+		for (uint32_t p = 0; p < c->num_pages; p++)
+			get_page_shape(r, &c->pages[p]);
+	}
+	*out = sh;
+	return 0;
+bad:
+	pfs_shapes_free(sh);
+	return rc;
+}
+
 static int parse(const uint8_t *p, size_t len, const pfs_index_key *key, uint32_t nrg,
-		 uint32_t ncol, pq_file_sizes **out)
+		 uint32_t ncol, pq_file_sizes **out, pfs_file_shapes **shapes)
 {
 	rbuf r = {p, len, 0};
 	if (memcmp(p, MAGIC, 8) != 0)
@@ -331,15 +462,18 @@ static int parse(const uint8_t *p, size_t len, const pfs_index_key *key, uint32_
 		return -EINVAL;
 	r.pos += 16;
 	uint64_t np = get64(&r);
+	uint64_t nsp = get64(&r);
 	uint64_t nch = (uint64_t)nrg * ncol;
 	/* the exact length the counts call for (each bounded by the length) */
 	uint64_t avail = len - HDR_LEN - 8;
-	if (nch > avail / CHUNK_LEN || np > avail / PAGE_LEN ||
-	    (uint64_t)nrg * 16 + (uint64_t)ncol * 8 + nch * CHUNK_LEN + np * PAGE_LEN != avail)
+	if (nch > avail / (CHUNK_LEN + SCHUNK_LEN) || np > avail / PAGE_LEN ||
+	    nsp > avail / SPAGE_LEN || (uint64_t)nrg > avail / 16 || (uint64_t)ncol > avail / 8 ||
+	    (uint64_t)nrg * 16 + (uint64_t)ncol * 8 + nch * (CHUNK_LEN + SCHUNK_LEN) +
+			    np * PAGE_LEN + nsp * SPAGE_LEN != avail)
 		return -EINVAL;
 	if (XXH3_64bits(p, len - 8) != (r.pos = len - 8, get64(&r)))
 		return -EINVAL;
-	r.pos = 8 + 4 * 4 + 16 + 8;
+	r.pos = 8 + 4 * 4 + 16 + 2 * 8;
 	pq_file_sizes *s = calloc(1, sizeof *s);
 	if (!s)
 		return -ENOMEM;
@@ -392,6 +526,13 @@ static int parse(const uint8_t *p, size_t len, const pfs_index_key *key, uint32_
 	rc = -EINVAL;
 	if (!sums_hold(s))
 		goto bad;
+	pfs_file_shapes *sh = NULL;
+	if ((rc = parse_shapes(&r, nrg, ncol, nsp, &sh)))
+		goto bad;
+	if (shapes)
+		*shapes = sh;
+	else
+		pfs_shapes_free(sh);
 	*out = s;
 	return 0;
 bad:
@@ -400,9 +541,11 @@ bad:
 }
 
 int pfs_index_load(const char *dir, const pfs_index_key *key, uint32_t nrg, uint32_t ncol,
-		   pq_file_sizes **out)
+		   pq_file_sizes **out, pfs_file_shapes **shapes)
 {
 	*out = NULL;
+	if (shapes)
+		*shapes = NULL;
 	size_t n = strlen(dir) + 1 + sizeof key->name;
 	char *path = malloc(n);
 	if (!path)
@@ -414,7 +557,7 @@ int pfs_index_load(const char *dir, const pfs_index_key *key, uint32_t nrg, uint
 	free(path);
 	if (rc)
 		return rc;
-	rc = parse(p, len, key, nrg, ncol, out);
+	rc = parse(p, len, key, nrg, ncol, out, shapes);
 	free(p);
 	return rc;
 }

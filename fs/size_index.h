@@ -12,7 +12,44 @@
 #include "pq_io.h"
 #include "pq_sizes.h"
 
-#define PFS_INDEX_VERSION 1u
+/* 2: the chunk shapes (the page layouts' entry sizes) */
+#define PFS_INDEX_VERSION 2u
+
+/* Not known: the entry is measured the usual way (rendered, or its layout
+ * loaded). */
+#define PFS_SHAPE_UNKNOWN UINT64_MAX
+
+/* What ls -lR of a chunk needs beyond the pass's text sizes, so that a
+ * remount with the index lists and sizes the chunk's pages/ and
+ * dictionary/ without loading its page headers (doc/design.md, "The size
+ * pass"). Any field may be PFS_SHAPE_UNKNOWN. */
+typedef struct pfs_page_shape {
+	uint64_t raw;      /* raw.bin: the stored body's length */
+	uint64_t data;     /* data.bin: the header's uncompressed_page_size */
+	uint64_t hdr_txt;  /* header.txt */
+	uint64_t hdr_json; /* header.json */
+} pfs_page_shape;
+
+typedef struct pfs_chunk_shape {
+	bool known;          /* false: its layout did not load (nothing here is used) */
+	bool has_dict;
+	uint32_t num_pages;  /* data pages */
+	pfs_page_shape dict; /* with has_dict */
+	uint64_t dict_values; /* dictionary/values.txt */
+	/* chunk entries read from the file at their first render */
+	uint64_t bloom_bin, bloom_txt, col_index, off_index;
+	pfs_page_shape *pages;
+} pfs_chunk_shape;
+
+typedef struct pfs_file_shapes {
+	uint32_t num_row_groups, num_columns;
+	pfs_chunk_shape *chunks; /* rg * num_columns + col */
+	uint64_t footprint;      /* bytes held, for the cache */
+} pfs_file_shapes;
+
+/* An empty set of shapes (every chunk unknown), or NULL without memory. */
+pfs_file_shapes *pfs_shapes_new(uint32_t nrg, uint32_t ncol);
+void pfs_shapes_free(pfs_file_shapes *s);
 
 /* What names an entry: everything the sizes depend on. */
 typedef struct pfs_index_key {
@@ -25,13 +62,16 @@ typedef struct pfs_index_key {
 void pfs_index_key_make(const pq_identity *id, const char *rel, const uint8_t key_fp[16],
 			pfs_index_key *out);
 
-/* The sizes stored for key, when the entry exists and is sound for a file
- * of nrg row groups and ncol columns: 0; -ENOENT when there is none, -EINVAL
- * when it is damaged or stale (the caller runs a pass and rewrites it). */
+/* The sizes and shapes stored for key, when the entry exists and is sound
+ * for a file of nrg row groups and ncol columns: 0; -ENOENT when there is
+ * none, -EINVAL when it is damaged or stale (the caller runs a pass and
+ * rewrites it). shapes may be NULL (not wanted). */
 int pfs_index_load(const char *dir, const pfs_index_key *key, uint32_t nrg, uint32_t ncol,
-		   pq_file_sizes **out);
+		   pq_file_sizes **out, pfs_file_shapes **shapes);
 /* Writes the entry atomically (a temporary file renamed over it): 0, or
- * -errno (nothing is left behind). */
-int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_sizes *s);
+ * -errno (nothing is left behind). shapes: NULL stores every chunk as
+ * unknown; else of the same row groups and columns as s. */
+int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_sizes *s,
+		    const pfs_file_shapes *shapes);
 
 #endif

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kinds.h"
@@ -29,6 +30,21 @@
 static void sizes_free(void *p)
 {
 	pq_file_sizes_free(p);
+}
+
+static void shapes_free(void *p)
+{
+	pfs_shapes_free(p);
+}
+
+/* The chunk shapes go into the meta cache beside the sizes (consumed). */
+static void keep_shapes(pfs_fs *fs, pfs_pf *pf, pfs_file_shapes *sh)
+{
+	if (!sh)
+		return;
+	pfs_key k = pfs_key_make(pf->gen, PFS_C_SHAPES, 0, 0, 0);
+	pfs_cache_release(fs->meta,
+			  pfs_cache_put(fs->meta, &k, sh, (size_t)sh->footprint, shapes_free));
 }
 
 void pfs_pf_sizes_init(pfs_pf *pf)
@@ -140,12 +156,13 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	pthread_mutex_unlock(&pf->sz_lock);
 
 	pq_file_sizes *s = NULL;
+	pfs_file_shapes *sh = NULL;
 	int rc = -ENOENT;
 	pfs_index_key ik;
 	if (dir) {
 		ik = index_key(fs, pf);
 		if (pf->sz_index >= 0)
-			rc = pfs_index_load(dir, &ik, pf->nrg, pf->ncol, &s);
+			rc = pfs_index_load(dir, &ik, pf->nrg, pf->ncol, &s, &sh);
 		if (rc == -EINVAL)
 			pfs_log(LOG_INFO, "size index: %s: damaged or stale entry %s ignored",
 				pf->src->path, ik.name);
@@ -156,6 +173,18 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	if (rc && run) {
 		rc = run_pass(fs, pf, &s);
 		measured = rc == 0 && !short_of_memory(s);
+		/* the index also gets the shapes of the chunks, so that the
+		 * next mount lists pages without their headers */
+		if (measured && dir) {
+			struct timespec t0, t1;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			sh = pfs_shapes_measure(fs, pf);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			pfs_log(LOG_INFO, "chunk shapes: %s (%u chunks, %.0f ms)", pf->src->path,
+				pf->nrg * pf->ncol,
+				(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+					(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		}
 	}
 	if (s)
 		keep_verify(fs, pf, s);
@@ -167,10 +196,14 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	 * meanwhile, not here): a later load after an eviction finds it. */
 	int wrc = 0;
 	if (measured && dir) {
-		wrc = pfs_index_store(dir, &ik, pfs_cobj_obj(*out));
+		wrc = pfs_index_store(dir, &ik, pfs_cobj_obj(*out), sh);
 		if (wrc)
 			index_trouble(fs, "cannot write", wrc);
 	}
+	if (rc == 0)
+		keep_shapes(fs, pf, sh);
+	else
+		pfs_shapes_free(sh);
 	pthread_mutex_lock(&pf->sz_lock);
 	pf->sz_running = false;
 	/* 1: the index has the sizes (loaded, or just written); -1: it has not */
@@ -288,7 +321,11 @@ bool pfs_pass_page_size(const pfs_kctx *c, uint64_t *size)
 	pfs_cobj *lo = c->layout;
 	pq_error err;
 	const pq_chunk_sizes *cs = pfs_sizes_chunk(s, c->k->rg, c->k->col);
-	if (cs && (lo || pfs_layout_get(c->fs, c->pf, c->k->rg, c->k->col, &lo, &err) == 0)) {
+	uint32_t np;
+	/* (the index's shape of the chunk is as good as its layout) */
+	if (cs && !lo && pfs_shape_num_pages(c->fs, c->pf, c->k->rg, c->k->col, &np)) {
+		ok = np == cs->num_pages && pfs_sizes_entry(s, c->k, size);
+	} else if (cs && (lo || pfs_layout_get(c->fs, c->pf, c->k->rg, c->k->col, &lo, &err) == 0)) {
 		const pq_chunk_layout *l = pfs_cobj_obj(lo);
 		ok = l->num_pages == cs->num_pages && pfs_sizes_entry(s, c->k, size);
 		if (!c->layout)

@@ -12,7 +12,11 @@
  * the stream; size_pass.c), else from the inode table (sizes recorded as
  * segments were rendered), so `tail -c` renders only the segment it lands
  * in. A segment the pass could not measure fails at its start (EIO): its
- * placeholder bytes (PFS_FAILED_BYTES) are never served as content. */
+ * placeholder bytes (PFS_FAILED_BYTES) are never served as content.
+ *
+ * A reader that streams gets the next segments rendered ahead on threads
+ * of their own (at most PREFETCH, each one row group of rows or one chunk
+ * of values): a sequential cat uses more than one core. */
 #include "config.h"
 
 #include <errno.h>
@@ -25,16 +29,24 @@
 #define ROW_CHUNK ((size_t)256 << 10)   /* bytes rendered per row reader call */
 #define PREFETCH 2                       /* row groups rendered ahead */
 #define PREFETCH_AFTER ((uint64_t)4 << 20) /* ... once this much was read in a row */
+/* a chunk's values rendered ahead are held whole: larger ones are left to
+ * the reader (at most PREFETCH of these per stream) */
+#define PREFETCH_VALUES_MAX ((size_t)32 << 20)
 
-/* The next row group, rendered ahead on a thread of its own while the
- * reader consumes the current one (sequential reads of data.csv use two
- * cores instead of one). */
+/* The next row group (rows) or chunk (values), rendered ahead on a thread
+ * of its own while the reader consumes the current one (sequential reads of
+ * data.csv or values.txt use two cores instead of one). */
 typedef struct prefetch {
 	pthread_t th;
 	bool active;            /* started and not yet joined */
 	uint32_t rg;
 	pq_row_format fmt;
 	const pq_file *f;
+	/* values: the stream's (the stream outlives its threads) */
+	pfs_fs *fs;
+	pfs_pf *pf;
+	uint32_t col;
+	pfs_kind page_kind;
 	pq_buf buf;
 	pq_status st;
 	pq_error err;
@@ -252,7 +264,30 @@ static void *prefetch_run(void *arg)
 	return NULL;
 }
 
-/* Starts rendering row groups rg .. rg + PREFETCH - 1 that are not yet. */
+/* The texts of every page of chunk (rg, col), as step_values renders them
+ * one by one: the pages' cached texts, else rendered (decoded pages go to
+ * the cache as they would). */
+static void *prefetch_values_run(void *arg)
+{
+	prefetch *p = arg;
+	pfs_cobj *lo;
+	int rc = pfs_layout_get(p->fs, p->pf, p->rg, p->col, &lo, &p->err);
+	p->st = rc ? PQ_EIO : PQ_OK;
+	if (rc)
+		return NULL;
+	uint32_t np = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->num_pages;
+	for (uint32_t pg = 0; pg < np && p->st == PQ_OK; pg++) {
+		pfs_key k = pfs_key_make(p->pf->gen, p->page_kind, p->rg, p->col, pg);
+		if (atomic_load(&p->cancel) || pfs_page_render(p->fs, p->pf, lo, &k, &p->buf) ||
+		    p->buf.oom || p->buf.len > PREFETCH_VALUES_MAX)
+			p->st = PQ_EIO; /* rendered again by the reader, which reports it */
+	}
+	pfs_cache_release(p->fs->cache, lo);
+	return NULL;
+}
+
+/* Starts rendering row groups (chunks) rg .. rg + PREFETCH - 1 that are not
+ * yet. */
 static void prefetch_start(pfs_stream *s, uint32_t rg)
 {
 	/* only for readers that stream (not `head`), and never past the end */
@@ -269,11 +304,22 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 		}
 		if (running || !free_slot)
 			continue;
+		uint64_t sz;
+		bool failed;
+		/* a failed chunk fails at its start, read by the reader; a chunk
+		 * known to be too large is not held whole */
+		if (!s->rows && pass_seg(s, r, &sz, &failed) && (failed || sz > PREFETCH_VALUES_MAX))
+			continue;
 		memset(free_slot, 0, sizeof *free_slot);
 		free_slot->rg = r;
 		free_slot->fmt = s->fmt;
 		free_slot->f = s->pf->f;
-		if (pthread_create(&free_slot->th, NULL, prefetch_run, free_slot) == 0)
+		free_slot->fs = s->fs;
+		free_slot->pf = s->pf;
+		free_slot->col = s->col;
+		free_slot->page_kind = s->page_kind;
+		if (pthread_create(&free_slot->th, NULL, s->rows ? prefetch_run : prefetch_values_run,
+				   free_slot) == 0)
 			free_slot->active = true;
 	}
 }
@@ -415,6 +461,7 @@ static int step_rows(pfs_stream *s)
 		pq_buf_free(&ready->buf);
 		if (s->win.oom)
 			return -ENOMEM;
+		atomic_fetch_add(&s->fs->ahead_used, 1);
 		uint64_t body = s->pos - s->seg_start;
 		if (s->fmt == PQ_ROWS_CSV)
 			record_size(s, PFS_K_RG_CSV, s->cur_rg, 0, 0, s->hdr_len + body);
@@ -477,6 +524,21 @@ static int step_values(pfs_stream *s)
 			return -EIO;
 		s->seg_start = s->pos;
 		s->seg_whole = true;
+		prefetch *ready = prefetch_join(s, s->cur_rg);
+		if (ready) {
+			/* the whole chunk is ready */
+			pq_buf_append(&s->win, ready->buf.p, ready->buf.len);
+			s->pos += ready->buf.len;
+			pq_buf_free(&ready->buf);
+			if (s->win.oom)
+				return -ENOMEM;
+			record_size(s, s->chunk_kind, s->cur_rg, s->col, 0, s->pos - s->seg_start);
+			atomic_fetch_add(&s->fs->ahead_used, 1);
+			s->cur_rg++;
+			prefetch_start(s, s->cur_rg);
+			return 0;
+		}
+		prefetch_start(s, s->cur_rg + 1);
 	}
 	if (s->cur_page >= np) {
 		if (s->seg_whole)

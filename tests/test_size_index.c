@@ -1,8 +1,9 @@
 /* The size index (fs/size_index.c): an entry written is read back equal;
  * an entry damaged anywhere (every byte flipped, every truncation), one of
  * another key or of a file with other counts is refused, never trusted; a
- * directory that cannot be written fails cleanly. The numbers are made up
- * here: the index stores whatever the size pass found. */
+ * directory that cannot be written fails cleanly. The chunk shapes (page
+ * layout sizes) likewise. The numbers are made up here: the index stores
+ * whatever the size pass found. */
 #include "config.h"
 
 #include <check.h>
@@ -92,6 +93,70 @@ static void same_sizes(const pq_file_sizes *a, const pq_file_sizes *b)
 	}
 }
 
+/* Shapes of the same file: chunk (2, 1) unknown, chunk (0, 0) with a
+ * dictionary, fields unknown here and there. */
+static pfs_file_shapes *made_up_shapes(void)
+{
+	pfs_file_shapes *sh = pfs_shapes_new(NRG, NCOL);
+	ck_assert_ptr_nonnull(sh);
+	for (uint32_t r = 0; r < NRG; r++) {
+		for (uint32_t c = 0; c < NCOL; c++) {
+			pfs_chunk_shape *cs = &sh->chunks[r * NCOL + c];
+			if (r == 2 && c == 1)
+				continue;
+			cs->known = true;
+			cs->num_pages = r + 1;
+			cs->pages = calloc(cs->num_pages, sizeof *cs->pages);
+			for (uint32_t p = 0; p < cs->num_pages; p++)
+				cs->pages[p] = (pfs_page_shape){10 * p + c, 20 * p + r,
+								p == 1 ? PFS_SHAPE_UNKNOWN : 300 + p,
+								400 + p};
+			cs->dict_values = PFS_SHAPE_UNKNOWN;
+			cs->bloom_bin = c ? 1024 : PFS_SHAPE_UNKNOWN;
+			cs->bloom_txt = c ? 77 + r : PFS_SHAPE_UNKNOWN;
+			cs->col_index = 500 + r;
+			cs->off_index = r ? 600 + c : PFS_SHAPE_UNKNOWN;
+			if (r == 0 && c == 0) {
+				cs->has_dict = true;
+				cs->dict = (pfs_page_shape){5, 6, 7, 8};
+				cs->dict_values = 99;
+			}
+		}
+	}
+	return sh;
+}
+
+static void same_page_shape(const pfs_page_shape *a, const pfs_page_shape *b)
+{
+	ck_assert_uint_eq(a->raw, b->raw);
+	ck_assert_uint_eq(a->data, b->data);
+	ck_assert_uint_eq(a->hdr_txt, b->hdr_txt);
+	ck_assert_uint_eq(a->hdr_json, b->hdr_json);
+}
+
+static void same_shapes(const pfs_file_shapes *a, const pfs_file_shapes *b)
+{
+	ck_assert_uint_eq(a->num_row_groups, b->num_row_groups);
+	ck_assert_uint_eq(a->num_columns, b->num_columns);
+	for (uint32_t i = 0; i < NRG * NCOL; i++) {
+		const pfs_chunk_shape *x = &a->chunks[i], *y = &b->chunks[i];
+		ck_assert_int_eq(x->known, y->known);
+		if (!x->known)
+			continue;
+		ck_assert_int_eq(x->has_dict, y->has_dict);
+		ck_assert_uint_eq(x->num_pages, y->num_pages);
+		ck_assert_uint_eq(x->dict_values, y->dict_values);
+		ck_assert_uint_eq(x->bloom_bin, y->bloom_bin);
+		ck_assert_uint_eq(x->bloom_txt, y->bloom_txt);
+		ck_assert_uint_eq(x->col_index, y->col_index);
+		ck_assert_uint_eq(x->off_index, y->off_index);
+		if (x->has_dict)
+			same_page_shape(&x->dict, &y->dict);
+		for (uint32_t p = 0; p < x->num_pages; p++)
+			same_page_shape(&x->pages[p], &y->pages[p]);
+	}
+}
+
 static pfs_index_key key_of(const char *rel)
 {
 	pq_identity id;
@@ -136,17 +201,46 @@ static void teardown(void)
 START_TEST(round_trip)
 {
 	pq_file_sizes *s = made_up(), *back = NULL;
+	pfs_file_shapes *sh = made_up_shapes(), *shback = NULL;
 	pfs_index_key k = key_of("a/b.parquet");
-	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back), -ENOENT);
-	ck_assert_int_eq(pfs_index_store(dir, &k, s), 0);
-	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back), 0);
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back, &shback), -ENOENT);
+	ck_assert_int_eq(pfs_index_store(dir, &k, s, sh), 0);
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back, &shback), 0);
 	same_sizes(s, back);
+	same_shapes(sh, shback);
 	ck_assert_uint_gt(back->footprint, 0);
+	ck_assert_uint_gt(shback->footprint, 0);
+	pq_file_sizes_free(back);
+	pfs_shapes_free(shback);
+	/* shapes not wanted */
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back, NULL), 0);
 	pq_file_sizes_free(back);
 	/* other counts: a stale entry */
-	ck_assert_int_eq(pfs_index_load(dir, &k, NRG + 1, NCOL, &back), -EINVAL);
-	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL - 1, &back), -EINVAL);
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG + 1, NCOL, &back, &shback), -EINVAL);
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL - 1, &back, &shback), -EINVAL);
 	ck_assert_ptr_null(back);
+	ck_assert_ptr_null(shback);
+	pfs_shapes_free(sh);
+	pq_file_sizes_free(s);
+}
+END_TEST
+
+START_TEST(without_shapes)
+{
+	pq_file_sizes *s = made_up(), *back = NULL;
+	pfs_file_shapes *shback = NULL, *other = pfs_shapes_new(NRG + 1, NCOL);
+	pfs_index_key k = key_of("c.parquet");
+	/* shapes of another file are not stored with these sizes */
+	ck_assert_int_eq(pfs_index_store(dir, &k, s, other), -EINVAL);
+	/* none: every chunk unknown (measured the usual way) */
+	ck_assert_int_eq(pfs_index_store(dir, &k, s, NULL), 0);
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back, &shback), 0);
+	same_sizes(s, back);
+	for (uint32_t i = 0; i < NRG * NCOL; i++)
+		ck_assert(!shback->chunks[i].known);
+	pq_file_sizes_free(back);
+	pfs_shapes_free(shback);
+	pfs_shapes_free(other);
 	pq_file_sizes_free(s);
 }
 END_TEST
@@ -166,12 +260,12 @@ START_TEST(keys_differ)
 	ck_assert(strcmp(b.name, c.name) != 0);
 	/* an entry under another key's name is refused (its key is inside) */
 	pq_file_sizes *s = made_up(), *back = NULL;
-	ck_assert_int_eq(pfs_index_store(dir, &a, s), 0);
+	ck_assert_int_eq(pfs_index_store(dir, &a, s, NULL), 0);
 	char from[128], to[128];
 	snprintf(from, sizeof from, "%s/%s", dir, a.name);
 	snprintf(to, sizeof to, "%s/%s", dir, c.name);
 	ck_assert_int_eq(rename(from, to), 0);
-	ck_assert_int_eq(pfs_index_load(dir, &c, NRG, NCOL, &back), -EINVAL);
+	ck_assert_int_eq(pfs_index_load(dir, &c, NRG, NCOL, &back, NULL), -EINVAL);
 	pq_file_sizes_free(s);
 }
 END_TEST
@@ -179,8 +273,9 @@ END_TEST
 START_TEST(damage_is_never_trusted)
 {
 	pq_file_sizes *s = made_up(), *back = NULL;
+	pfs_file_shapes *sh = made_up_shapes(), *shback = NULL;
 	pfs_index_key k = key_of("x.parquet");
-	ck_assert_int_eq(pfs_index_store(dir, &k, s), 0);
+	ck_assert_int_eq(pfs_index_store(dir, &k, s, sh), 0);
 	char path[128];
 	snprintf(path, sizeof path, "%s/%s", dir, k.name);
 	size_t n;
@@ -190,18 +285,23 @@ START_TEST(damage_is_never_trusted)
 			good[i] ^= (uint8_t)(1 << bit);
 			spill(path, good, n);
 			good[i] ^= (uint8_t)(1 << bit);
-			ck_assert_msg(pfs_index_load(dir, &k, NRG, NCOL, &back) == -EINVAL,
+			ck_assert_msg(pfs_index_load(dir, &k, NRG, NCOL, &back, &shback) == -EINVAL,
 				      "byte %zu bit %d flipped: accepted", i, bit);
 		}
 	}
 	for (size_t len = 0; len < n; len++) {
 		spill(path, good, len);
-		ck_assert_msg(pfs_index_load(dir, &k, NRG, NCOL, &back) == -EINVAL,
+		ck_assert_msg(pfs_index_load(dir, &k, NRG, NCOL, &back, &shback) == -EINVAL,
 			      "cut to %zu bytes: accepted", len);
 	}
+	ck_assert_ptr_null(back);
+	ck_assert_ptr_null(shback);
 	spill(path, good, n);
-	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back), 0);
+	ck_assert_int_eq(pfs_index_load(dir, &k, NRG, NCOL, &back, &shback), 0);
+	same_shapes(sh, shback);
 	pq_file_sizes_free(back);
+	pfs_shapes_free(shback);
+	pfs_shapes_free(sh);
 	free(good);
 	pq_file_sizes_free(s);
 }
@@ -215,10 +315,10 @@ START_TEST(unwritable_dir_fails_cleanly)
 	snprintf(file, sizeof file, "%s/plain", dir);
 	spill(file, (const uint8_t *)"x", 1);
 	snprintf(sub, sizeof sub, "%s/sub", file); /* below a regular file */
-	ck_assert_int_ne(pfs_index_store(sub, &k, s), 0);
+	ck_assert_int_ne(pfs_index_store(sub, &k, s, NULL), 0);
 	/* made when missing (one level: the user's cache directory) */
 	snprintf(sub, sizeof sub, "%s/new", dir);
-	ck_assert_int_eq(pfs_index_store(sub, &k, s), 0);
+	ck_assert_int_eq(pfs_index_store(sub, &k, s, NULL), 0);
 	pq_file_sizes_free(s);
 }
 END_TEST
@@ -230,6 +330,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 60); /* a few thousand small writes on a busy machine */
 	tcase_add_test(t, round_trip);
+	tcase_add_test(t, without_shapes);
 	tcase_add_test(t, keys_differ);
 	tcase_add_test(t, damage_is_never_trusted);
 	tcase_add_test(t, unwritable_dir_fails_cleanly);

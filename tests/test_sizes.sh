@@ -5,10 +5,14 @@
 #   equals the bytes a read returns (files the test makes itself, and every
 #   file of parquet-testing/data when ../shared is there); listings run no
 #   size pass; tar, rsync, mmap and tail -c of never-read entries; the size
-#   index (a remount runs no pass; a damaged index entry is rebuilt, never
+#   index (a remount runs no pass and, for ls -lR, loads no chunk layout:
+#   the sizes of pages/ and dictionary/ come from the index's chunk shapes,
+#   and equal the bytes read; a damaged index entry is rebuilt, never
 #   trusted); a source file replaced during the mount gets new sizes.
 #
-# "A size pass ran" is the daemon's log line "size pass: PATH (...)".
+# "A size pass ran" is the daemon's log line "size pass: PATH (...)"; at
+# unmount the daemon logs "mount totals: N size passes, M chunk layouts
+# loaded".
 # Exit 0 pass, 77 skip (no /dev/fuse, fusermount3 or python3), 1 fail.
 # Env: PARQUETFS (binary).
 set -u
@@ -141,6 +145,42 @@ umount_fs "$MNT"
 nidx=$(ls "$IDX" | grep -c '\.sz$')
 [ "$nidx" -ge 5 ] && ok "size index: $nidx entries written" || fail "size index: $nidx entries"
 
+# ---- remount with the same index: ls -lR loads no layout, runs no pass -----------------
+# (the mount's own totals line, logged at unmount)
+mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
+(cd "$MNT" && find . \( -path '*/pages/*' -o -path '*/dictionary/*' -o -name 'bloom_filter.*' \
+	-o -name column_index.txt -o -name offset_index.txt \) -type f -printf '%s %P\n') >"$WORK/shape_sizes"
+ls -lR "$MNT" >/dev/null
+umount_fs "$MNT"
+totals=$(grep "mount totals:" "$WORK/daemon.log" | tail -1)
+npage=$(wc -l <"$WORK/shape_sizes")
+ndict=$(grep -c /dictionary/ "$WORK/shape_sizes")
+nidxs=$(grep -c '_index.txt$\|bloom_filter' "$WORK/shape_sizes")
+case $totals in
+*": 0 size passes, 0 chunk layouts loaded, "*) ok "remount: ls -lR ($npage entries of pages, dictionary/, page indexes and bloom filters: $ndict, $nidxs of the last two) ran no pass and loaded no layout" ;;
+*) fail "remount: ls -lR: ${totals:-no totals line}" ;;
+esac
+[ "$npage" -gt 500 ] && [ "$ndict" -gt 10 ] || fail "remount: only $npage page entries, $ndict in dictionary/"
+# those sizes are the bytes a read returns (a mount of its own, reading)
+mount_fs "$MNT" -o ro,index_dir=none "$SRC" || finish
+python3 - "$MNT" "$WORK/shape_sizes" <<'PY' || fail "sizes from the index's shapes"
+import sys
+mnt, listing = sys.argv[1], sys.argv[2]
+bad = n = 0
+for line in open(listing):
+    size, path = line.rstrip("\n").split(" ", 1)
+    got = len(open(f"{mnt}/{path}", "rb").read())
+    n += 1
+    if got != int(size):
+        bad += 1
+        if bad <= 5:
+            print(f"{path}: st_size {size} from the index, {got} bytes read")
+if bad:
+    sys.exit(f"{bad} of {n} page entries differ")
+print(f"ok: {n} entries: sizes from the index's shapes equal the bytes read")
+PY
+umount_fs "$MNT"
+
 # ---- remount with the same index: no pass at all --------------------------------------
 before=$(passes)
 mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
@@ -197,6 +237,47 @@ got=$(cat "$MNT/small.parquet/data.csv" | wc -c)
 	fail "replaced file: st_size $old then $new, $got bytes read"
 python3 "$WALK" "$MNT" --pages 4 small.parquet || fail "sizes of the replaced file"
 umount_fs "$MNT"
+
+# ---- a column's values.txt streamed with chunks rendered ahead -------------------------
+# 6 row groups of 2 MB of values text each: past the first 4 MB read in a row
+# the next chunks are rendered on other threads (the totals line counts the
+# segments served so); the bytes are the column's values, one per line, as
+# the CSV they were converted from has them (and st_size is their count).
+python3 - "$WORK/long.csv" "$WORK/long_s.txt" "$WORK/long_i.txt" <<'PY'
+import sys
+csv, s_out, i_out = sys.argv[1:]
+with open(csv, "w") as f, open(s_out, "w") as s, open(i_out, "w") as i:
+    f.write("i,s\n")
+    for n in range(600000):
+        v = f"value {n * 7919 % 1000003} of the long column"
+        f.write(f"{n * 3},{v}\n")
+        s.write(v + "\n")
+        i.write(f"{n * 3}\n")
+PY
+mkdir -p "$WORK/long"
+"$CONVERT" -o row_group_rows=100000 "$WORK/long.csv" "$WORK/long/long.parquet" || fail "convert long"
+mount_fs "$MNT" -o ro,index_dir=none "$WORK/long" || finish
+V=$MNT/long.parquet/columns
+cmp -s "$V/s/values.txt" "$WORK/long_s.txt" && cmp -s "$V/i/values.txt" "$WORK/long_i.txt" &&
+	[ "$(stat -c %s "$V/s/values.txt")" = "$(stat -c %s "$WORK/long_s.txt")" ] &&
+	ok "columns/*/values.txt of 6 row groups equal the converted column ($(stat -c %s "$WORK/long_s.txt") bytes)" ||
+	fail "columns/*/values.txt differ from the converted columns"
+# a reader that jumps back and forth while chunks are rendered ahead
+python3 - "$V/s/values.txt" "$WORK/long_s.txt" <<'PY' || fail "values.txt read out of order"
+import os, sys
+got, want = sys.argv[1], open(sys.argv[2], "rb").read()
+fd = os.open(got, os.O_RDONLY)
+for off in (0, 5_000_000, 1_000_000, 9_000_000, 4_500_000, len(want) - 10, 7_000_000):
+    b = os.pread(fd, 3_000_000, off)
+    if b != want[off:off + 3_000_000]:
+        sys.exit(f"pread at {off}: {len(b)} bytes differ")
+os.close(fd)
+print("ok: values.txt read at jumping offsets equals the column")
+PY
+umount_fs "$MNT"
+ahead=$(grep "mount totals:" "$WORK/daemon.log" | tail -1 | sed -n 's/.*, \([0-9]*\) segments rendered ahead$/\1/p')
+[ "${ahead:-0}" -ge 2 ] && ok "values.txt: $ahead chunks were rendered ahead" ||
+	fail "values.txt: ${ahead:-no} chunks rendered ahead (cat of 12 MB in 6 chunks)"
 
 # ---- every file of parquet-testing/data ------------------------------------------------
 if [ -d "$DATA" ]; then
