@@ -12,7 +12,13 @@
  * the stream; size_pass.c), else from the inode table (sizes recorded as
  * segments were rendered), so `tail -c` renders only the segment it lands
  * in. A segment the pass could not measure fails at its start (EIO): its
- * placeholder bytes (PFS_FAILED_BYTES) are never served as content. */
+ * placeholder bytes (PFS_FAILED_BYTES) are never served as content.
+ *
+ * Memory: the window, the row reader and prefetched row groups are charged
+ * to the mount's budget (memory.c). When the budget needs room, handles
+ * that are not reading give all of it back, least recently read first
+ * (pfs_streams_reclaim): such a handle is as if just opened, and its next
+ * read seeks as above. A read whose window cannot be charged fails (EIO). */
 #include "config.h"
 
 #include <errno.h>
@@ -39,6 +45,7 @@ typedef struct prefetch {
 	pq_status st;
 	pq_error err;
 	atomic_bool cancel;     /* the reader went elsewhere or closed */
+	pq_budget *budget;      /* buf's (rendering ahead stops where it says no) */
 } prefetch;
 
 struct pfs_stream {
@@ -70,7 +77,9 @@ struct pfs_stream {
 	uint64_t seq_start;     /* where the cursor last jumped to */
 	/* rendered bytes [win_off, pos) */
 	pq_buf win;
-	uint64_t win_off;
+	uint64_t win_off;       /* (win is charged to the budget: pq_buf.budget) */
+	/* fs->streams_lock: the list of open streams, most recently read first */
+	struct pfs_stream *lprev, *lnext;
 };
 
 static uint64_t known_size(pfs_stream *s, pfs_kind kind, uint32_t rg, uint32_t col,
@@ -232,8 +241,51 @@ int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out)
 	s->in_hdr = s->header;
 	s->cur_rg = s->rg_lo;
 	s->seg_whole = true;
+	s->win.budget = fs->budget;
+	pthread_mutex_lock(&fs->streams_lock);
+	s->lnext = fs->streams_head;
+	if (s->lnext)
+		s->lnext->lprev = s;
+	else
+		fs->streams_tail = s;
+	fs->streams_head = s;
+	fs->nstreams++;
+	pthread_mutex_unlock(&fs->streams_lock);
 	*out = s;
 	return 0;
+}
+
+static void unlink_locked(pfs_fs *fs, pfs_stream *s)
+{
+	if (s->lprev)
+		s->lprev->lnext = s->lnext;
+	else
+		fs->streams_head = s->lnext;
+	if (s->lnext)
+		s->lnext->lprev = s->lprev;
+	else
+		fs->streams_tail = s->lprev;
+	s->lprev = s->lnext = NULL;
+}
+
+/* The stream was read: it goes to the front (reclaim takes from the back). */
+static void touch(pfs_stream *s)
+{
+	pfs_fs *fs = s->fs;
+	pthread_mutex_lock(&fs->streams_lock);
+	if (fs->streams_head != s) {
+		unlink_locked(fs, s);
+		s->lnext = fs->streams_head;
+		s->lnext->lprev = s; /* s was not the head: the list has another */
+		fs->streams_head = s;
+	}
+	pthread_mutex_unlock(&fs->streams_lock);
+}
+
+/* Frees a prefetch slot's buffer (and so its charge). */
+static void prefetch_buf_free(prefetch *p)
+{
+	pq_buf_free(&p->buf);
 }
 
 static void *prefetch_run(void *arg)
@@ -244,6 +296,8 @@ static void *prefetch_run(void *arg)
 	if (p->st != PQ_OK)
 		return NULL;
 	bool done = false;
+	/* rendering ahead is a bonus: it stops where the budget says no */
+	p->buf.budget = p->budget;
 	while (!done && p->st == PQ_OK && !p->buf.oom && !atomic_load(&p->cancel))
 		p->st = pq_row_reader_next(rr, (size_t)1 << 20, &p->buf, &done, &p->err);
 	pq_row_reader_free(rr);
@@ -273,6 +327,7 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 		free_slot->rg = r;
 		free_slot->fmt = s->fmt;
 		free_slot->f = s->pf->f;
+		free_slot->budget = s->fs->budget;
 		if (pthread_create(&free_slot->th, NULL, prefetch_run, free_slot) == 0)
 			free_slot->active = true;
 	}
@@ -294,8 +349,55 @@ static prefetch *prefetch_join(pfs_stream *s, uint32_t rg)
 		if (p->rg == rg && p->st == PQ_OK && !p->buf.oom)
 			got = p;
 		else
-			pq_buf_free(&p->buf);
+			prefetch_buf_free(p);
 	}
+	return got;
+}
+
+/* Gives back the window (and its charge). */
+static void win_free(pfs_stream *s)
+{
+	pq_buf_free(&s->win);
+	s->win.budget = s->fs->budget;
+}
+
+/* Back to the state of a stream just opened, its memory given back. The
+ * prefetch threads are told to stop; they are joined later (never here:
+ * this may run on one of them, through the budget's reclaim). */
+static void reset(pfs_stream *s)
+{
+	for (int i = 0; i < PREFETCH; i++)
+		if (s->pre[i].active)
+			atomic_store(&s->pre[i].cancel, true);
+	if (s->rr) {
+		pq_row_reader_free(s->rr);
+		s->rr = NULL;
+	}
+	win_free(s);
+	s->pos = s->win_off = s->seq_start = s->seg_start = 0;
+	s->in_hdr = s->header;
+	s->cur_rg = s->rg_lo;
+	s->cur_page = 0;
+	s->seg_whole = true;
+	s->eof = false;
+}
+
+uint64_t pfs_streams_reclaim(pfs_fs *fs, uint64_t need)
+{
+	uint64_t got = 0;
+	pthread_mutex_lock(&fs->streams_lock);
+	for (pfs_stream *s = fs->streams_tail; s && got < need; s = s->lprev) {
+		if (pthread_mutex_trylock(&s->lock) != 0)
+			continue; /* reading now (perhaps the very reader asking) */
+		if (s->rr || s->win.charged) {
+			uint64_t before = pq_budget_used(fs->budget);
+			reset(s);
+			uint64_t after = pq_budget_used(fs->budget);
+			got += before > after ? before - after : 0;
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_unlock(&fs->streams_lock);
 	return got;
 }
 
@@ -303,15 +405,25 @@ void pfs_stream_free(pfs_stream *s)
 {
 	if (!s)
 		return;
+	pfs_fs *fs = s->fs;
+	pthread_mutex_lock(&fs->streams_lock);
+	unlink_locked(fs, s);
+	bool last = --fs->nstreams == 0;
+	pthread_mutex_unlock(&fs->streams_lock);
+	uint64_t before = pq_budget_used(fs->budget);
 	prefetch_join(s, UINT32_MAX);
 	if (s->rr)
 		pq_row_reader_free(s->rr);
-	pfs_cache_release(s->fs->cache, s->lo);
-	pfs_cache_release(s->fs->meta, s->sizes);
-	pq_buf_free(&s->win);
+	pfs_cache_release(fs->cache, s->lo);
+	pfs_cache_release(fs->meta, s->sizes);
+	win_free(s);
 	pthread_mutex_destroy(&s->lock);
 	pfs_pf_unref(s->pf);
 	free(s);
+	uint64_t after = pq_budget_used(fs->budget);
+	pfs_memory_freed(fs, before > after ? before - after : 0);
+	if (last)
+		pfs_memory_idle(fs);
 }
 
 /* Moves the cursor to a segment boundary at or before off, as late as the
@@ -412,7 +524,7 @@ static int step_rows(pfs_stream *s)
 		s->seg_start = s->pos;
 		pq_buf_append(&s->win, ready->buf.p, ready->buf.len);
 		s->pos += ready->buf.len;
-		pq_buf_free(&ready->buf);
+		prefetch_buf_free(ready);
 		if (s->win.oom)
 			return -ENOMEM;
 		uint64_t body = s->pos - s->seg_start;
@@ -516,12 +628,24 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **bu
 	*buf = NULL;
 	int rc = 0;
 	pthread_mutex_lock(&s->lock);
+	touch(s);
 	if (off < s->win_off || off > s->pos)
 		rc = seek(s, off);
 	while (rc == 0 && !s->eof && s->pos < off + size) {
 		rc = s->rows ? step_rows(s) : step_values(s);
 		trim(s, off);
 	}
+	if (rc && s->win.refused) {
+		pfs_log(LOG_NOTICE,
+			"%s: a read needs %zu more bytes of memory, more than the memory budget "
+			"has free (cache_size %llu bytes, %llu in use)",
+			s->pf->src->path, s->win.refused,
+			(unsigned long long)pq_budget_limit(s->fs->budget),
+			(unsigned long long)pq_budget_used(s->fs->budget));
+		rc = -EIO;
+	}
+	if (rc)
+		reset(s); /* nothing half-done stays: the next read starts clean */
 	if (rc == 0 && off < s->pos && off >= s->win_off) {
 		uint64_t avail = s->pos - off;
 		*got = avail < size ? (size_t)avail : size;
