@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # cache_size bounds all decoded data the daemon holds (interface.md,
 # Mounting; doc/design.md, "Memory"):
-#  1. many handles: PFS_MEM_HANDLES (400 plain, 100 under the sanitizers;
-#     each renders 2 MiB of rows: 1,500 take minutes on a busy machine)
+#  1. many handles: PFS_MEM_HANDLES (100 plain, 30 under the sanitizers;
+#     each renders 2 MiB of rows: 1,500 take many minutes on a busy machine)
 #     handles open at once on one file's data.jsonl with cache_size=16M,
 #     2 MiB read from each (O_DIRECT, so every read reaches the daemon)
 #     and kept open: every byte equals a single cat's, the daemon's VmHWM
@@ -27,10 +27,10 @@ for t in "$PQWRITE" "$PQBOMB"; do
 	[ -x "$t" ] || { echo "FAIL: no $t (make check builds it)"; exit 1; }
 done
 if ldd "$BIN" 2>/dev/null | grep -q libasan; then
-	HANDLES=${PFS_MEM_HANDLES:-100}
+	HANDLES=${PFS_MEM_HANDLES:-30}
 	SLACK=${PFS_MEM_SLACK_MB:-640}
 else
-	HANDLES=${PFS_MEM_HANDLES:-400}
+	HANDLES=${PFS_MEM_HANDLES:-100}
 	SLACK=${PFS_MEM_SLACK_MB:-64}
 fi
 
@@ -72,8 +72,7 @@ path, ref, n, pid = sys.argv[1], open(sys.argv[2], "rb").read(), int(sys.argv[3]
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 if soft < n + 64:
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(n + 64, hard), max(n + 64, hard)))
-piece = 128 << 10
-buf = mmap.mmap(-1, piece)  # page-aligned, as O_DIRECT wants
+buf = mmap.mmap(-1, len(ref))  # page-aligned, as O_DIRECT wants
 fds, bad = [], 0
 for i in range(n):
     fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
