@@ -26,7 +26,9 @@ PQBOMB=$top_builddir/tests/pqbomb
 for t in "$PQWRITE" "$PQBOMB"; do
 	[ -x "$t" ] || { echo "FAIL: no $t (make check builds it)"; exit 1; }
 done
+ASAN=0
 if ldd "$BIN" 2>/dev/null | grep -q libasan; then
+	ASAN=1
 	HANDLES=${PFS_MEM_HANDLES:-30}
 	SLACK=${PFS_MEM_SLACK_MB:-640}
 else
@@ -108,9 +110,14 @@ else
 		fail "VmHWM $((HWM / 1024)) MiB with $NOPEN handles open, over cache_size + $SLACK MiB"
 	sleep 2 # the releases are asynchronous
 	RSS1=$(kb "$PID" VmRSS)
-	[ "$RSS1" -lt $((RSS0 + 24 * 1024)) ] &&
-		ok "VmRSS $((RSS0 / 1024)) MiB before, $((RSS_OPEN / 1024)) MiB open, $((RSS1 / 1024)) MiB after closing" ||
+	if [ $ASAN = 1 ]; then
+		# not a pass: ASan's allocator keeps freed memory (its quarantine)
+		echo "not checked under ASan: VmRSS after closing ($((RSS1 / 1024)) MiB)"
+	elif [ "$RSS1" -lt $((RSS0 + 24 * 1024)) ]; then
+		ok "VmRSS $((RSS0 / 1024)) MiB before, $((RSS_OPEN / 1024)) MiB open, $((RSS1 / 1024)) MiB after closing"
+	else
 		fail "VmRSS $((RSS0 / 1024)) MiB before, $((RSS1 / 1024)) MiB after closing the handles"
+	fi
 fi
 kill -0 "$PID" 2>/dev/null || fail "the daemon died"
 umount_fs "$M"
