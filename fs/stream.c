@@ -27,7 +27,8 @@
 
 #include "kinds.h"
 
-#define KEEP_BEHIND ((uint64_t)4 << 20) /* window kept before the read offset */
+#define KEEP_BEHIND ((uint64_t)4 << 20) /* window kept before the read offset, */
+#define KEEP_SHARE 64                    /* ... at most this share of cache_size */
 #define ROW_CHUNK ((size_t)256 << 10)   /* bytes rendered per row reader call */
 #define PREFETCH 2                       /* row groups rendered ahead */
 #define PREFETCH_AFTER ((uint64_t)4 << 20) /* ... once this much was read in a row */
@@ -45,6 +46,7 @@ typedef struct prefetch {
 	pq_status st;
 	pq_error err;
 	atomic_bool cancel;     /* the reader went elsewhere or closed */
+	atomic_bool finished;   /* the thread is done with buf (joining is at once) */
 	pq_budget *budget;      /* buf's (rendering ahead stops where it says no) */
 } prefetch;
 
@@ -293,8 +295,10 @@ static void *prefetch_run(void *arg)
 	prefetch *p = arg;
 	pq_row_reader *rr;
 	p->st = pq_row_reader_open(p->f, p->rg, p->fmt, &rr, &p->err);
-	if (p->st != PQ_OK)
+	if (p->st != PQ_OK) {
+		atomic_store(&p->finished, true);
 		return NULL;
+	}
 	bool done = false;
 	/* rendering ahead is a bonus: it stops where the budget says no */
 	p->buf.budget = p->budget;
@@ -303,6 +307,7 @@ static void *prefetch_run(void *arg)
 	pq_row_reader_free(rr);
 	if (!done && p->st == PQ_OK)
 		p->st = PQ_EIO; /* cancelled: not a whole row group */
+	atomic_store(&p->finished, true);
 	return NULL;
 }
 
@@ -361,14 +366,23 @@ static void win_free(pfs_stream *s)
 	s->win.budget = s->fs->budget;
 }
 
-/* Back to the state of a stream just opened, its memory given back. The
- * prefetch threads are told to stop; they are joined later (never here:
+/* Back to the state of a stream just opened, its memory given back.
+ * Prefetch threads that are done are joined and their rows freed; those
+ * still running are told to stop and joined later (never waited for here:
  * this may run on one of them, through the budget's reclaim). */
 static void reset(pfs_stream *s)
 {
-	for (int i = 0; i < PREFETCH; i++)
-		if (s->pre[i].active)
-			atomic_store(&s->pre[i].cancel, true);
+	for (int i = 0; i < PREFETCH; i++) {
+		prefetch *p = &s->pre[i];
+		if (!p->active)
+			continue;
+		atomic_store(&p->cancel, true);
+		if (atomic_load(&p->finished)) {
+			pthread_join(p->th, NULL);
+			p->active = false;
+			prefetch_buf_free(p);
+		}
+	}
 	if (s->rr) {
 		pq_row_reader_free(s->rr);
 		s->rr = NULL;
@@ -382,6 +396,14 @@ static void reset(pfs_stream *s)
 	s->eof = false;
 }
 
+static bool holds_memory(const pfs_stream *s)
+{
+	for (int i = 0; i < PREFETCH; i++)
+		if (s->pre[i].active)
+			return true;
+	return s->rr || s->win.charged;
+}
+
 uint64_t pfs_streams_reclaim(pfs_fs *fs, uint64_t need)
 {
 	uint64_t got = 0;
@@ -389,7 +411,7 @@ uint64_t pfs_streams_reclaim(pfs_fs *fs, uint64_t need)
 	for (pfs_stream *s = fs->streams_tail; s && got < need; s = s->lprev) {
 		if (pthread_mutex_trylock(&s->lock) != 0)
 			continue; /* reading now (perhaps the very reader asking) */
-		if (s->rr || s->win.charged) {
+		if (holds_memory(s)) {
 			uint64_t before = pq_budget_used(fs->budget);
 			reset(s);
 			uint64_t after = pq_budget_used(fs->budget);
@@ -608,13 +630,18 @@ static int step_values(pfs_stream *s)
 	return 0;
 }
 
-/* Drops window bytes more than KEEP_BEHIND before off, once they are twice
- * that many: each byte is moved at most about once. */
+/* Drops window bytes more than keep before off, once they are twice that
+ * many: each byte is moved at most about once. keep is KEEP_BEHIND, less
+ * with a small cache_size (the window is charged to it: 64 handles reading
+ * at once keep at most the whole budget behind them). */
 static void trim(pfs_stream *s, uint64_t off)
 {
-	if (off <= s->win_off + 2 * KEEP_BEHIND)
+	uint64_t keep = pq_budget_limit(s->fs->budget) / KEEP_SHARE;
+	if (!s->fs->budget || keep > KEEP_BEHIND)
+		keep = KEEP_BEHIND;
+	if (off <= s->win_off + 2 * keep)
 		return;
-	uint64_t drop = off - KEEP_BEHIND - s->win_off;
+	uint64_t drop = off - keep - s->win_off;
 	if (drop > s->win.len)
 		drop = s->win.len;
 	memmove(s->win.p, s->win.p + drop, s->win.len - (size_t)drop);

@@ -25,7 +25,7 @@ struct pq_row_reader {
 	pq_flat_rows *flat; /* the fast path for flat schemas, else NULL */
 	pq_variant_report *vrep; /* pq_rows_check_variants' findings, or NULL */
 	bool done;
-	uint64_t charged; /* its own state on f->budget (its pages charge themselves) */
+	uint64_t charged; /* its own arrays on f->budget (its pages charge themselves) */
 };
 
 static pq_status stream_next(void *ctx, pq_leaf_cursor *c, pq_error *err)
@@ -77,11 +77,11 @@ pq_status pq_row_reader_open(const pq_file *f, uint32_t rg, pq_row_format fmt,
 	if (st == PQ_OK && pq_schema_is_flat(pq_file_schema(f)))
 		st = pq_flat_rows_new(pq_file_schema(f), fmt, &r->flat, err);
 	if (st == PQ_OK) {
-		/* the layouts and cursors it keeps while it lives */
+		/* The cursors it keeps while it lives. Its chunk layouts (page
+		 * headers) are metadata: like the daemon's meta pool they are not
+		 * decoded data, and a file of thousands of tiny pages would make a
+		 * small budget refuse every reader of its rows. */
 		uint64_t n = sizeof *r + (uint64_t)r->ncols * (sizeof *r->streams + sizeof *r->cursors);
-		for (uint32_t c = 0; c < r->ncols; c++)
-			n += pq_arena_footprint(&r->streams[c].layout->arena) +
-			     sizeof *r->streams[c].layout;
 		if (pq_budget_try_charge(f->budget, n))
 			r->charged = n;
 		else
