@@ -3,6 +3,9 @@
  * Entries are counted by the bytes their owners report. An entry that is
  * evicted while a reader holds it stays alive until released, so the
  * bound can be exceeded briefly by what readers are using at that moment.
+ * A cache with a budget (the data pool) charges each entry to it while the
+ * entry lives, and gives entries up when the budget needs room
+ * (pfs_cache_shrink, memory.c).
  * One mutex guards the table: entries are looked up and linked, never
  * computed, under it. */
 #include "config.h"
@@ -16,6 +19,7 @@ struct pfs_cobj {
 	pfs_key key;
 	void *obj;
 	size_t bytes;
+	size_t charged;        /* on owner->budget, released by destroy() */
 	pfs_free_fn free_fn;
 	int refs;              /* holders, +1 while in the table */
 	bool in_table;
@@ -29,6 +33,7 @@ struct pfs_cache {
 	size_t nbuckets, count;
 	pfs_cobj *head, *tail;
 	uint64_t bytes, max_bytes;
+	pq_budget *budget;
 };
 
 pfs_cache *pfs_cache_new(uint64_t max_bytes)
@@ -47,10 +52,16 @@ pfs_cache *pfs_cache_new(uint64_t max_bytes)
 	return c;
 }
 
+void pfs_cache_set_budget(pfs_cache *c, pq_budget *b)
+{
+	c->budget = b;
+}
+
 static void destroy(pfs_cobj *e)
 {
 	if (e->free_fn)
 		e->free_fn(e->obj);
+	pq_budget_release(e->owner->budget, e->charged);
 	free(e);
 }
 
@@ -169,8 +180,8 @@ static void grow(pfs_cache *c)
 	c->nbuckets = n;
 }
 
-pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
-			pfs_free_fn free_fn)
+static pfs_cobj *put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
+		     pfs_free_fn free_fn, bool charge)
 {
 	pfs_cobj *e = calloc(1, sizeof *e);
 	if (!e) {
@@ -185,6 +196,12 @@ pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
 	e->free_fn = free_fn;
 	e->refs = 2; /* the table and the caller */
 	e->in_table = true;
+	if (charge && c->budget) {
+		/* the object exists already: counted, never refused (the cache's
+		 * own bound and the reclaim keep the total near the budget) */
+		e->charged = e->bytes;
+		pq_budget_charge(c->budget, e->charged);
+	}
 	pthread_mutex_lock(&c->lock);
 	pfs_cobj *old = find_locked(c, k);
 	if (old) {
@@ -204,6 +221,36 @@ pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
 	pthread_mutex_unlock(&c->lock);
 	destroy_list(dead);
 	return e;
+}
+
+pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
+			pfs_free_fn free_fn)
+{
+	return put(c, k, obj, bytes, free_fn, true);
+}
+
+pfs_cobj *pfs_cache_put_counted(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
+				pfs_free_fn free_fn)
+{
+	return put(c, k, obj, bytes, free_fn, false);
+}
+
+uint64_t pfs_cache_shrink(pfs_cache *c, uint64_t need)
+{
+	uint64_t got = 0;
+	pfs_cobj *dead = NULL;
+	pthread_mutex_lock(&c->lock);
+	while (got < need && c->tail) {
+		pfs_cobj *e = c->tail;
+		got += e->bytes;
+		if (remove_locked(c, e)) {
+			e->hnext = dead;
+			dead = e;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	destroy_list(dead);
+	return got;
 }
 
 void pfs_cache_release(pfs_cache *c, pfs_cobj *e)

@@ -39,9 +39,27 @@ static void page_free(void *p)
 	pq_page_data_unref(p);
 }
 
+/* Why a render failed: a page that does not fit the memory budget is the
+ * daemon's limit, not the file's fault, and worth a line in the log. */
+static void log_failure(const pfs_pf *pf, const pq_error *err)
+{
+	if (err->msg[0])
+		pfs_log(err->status == PQ_ELIMIT ? LOG_NOTICE : LOG_DEBUG, "%s: %s", pf->src->path,
+			err->msg);
+}
+
 /* Moves a buffer into the cache as a text object. */
 static int cache_text(pfs_fs *fs, const pfs_key *k, pq_buf *b, pfs_cobj **out)
 {
+	if (b->refused) {
+		pfs_log(LOG_NOTICE,
+			"a text of more than %zu bytes does not fit the memory budget (cache_size "
+			"%llu bytes, %llu in use): its read fails", b->cap + b->refused,
+			(unsigned long long)pq_budget_limit(fs->budget),
+			(unsigned long long)pq_budget_used(fs->budget));
+		pq_buf_free(b);
+		return -EIO;
+	}
 	if (b->oom) {
 		pq_buf_free(b);
 		return -ENOMEM;
@@ -114,8 +132,9 @@ int pfs_page_get(pfs_fs *fs, pfs_pf *pf, pfs_cobj *lo, uint32_t rg, uint32_t col
 		rc = -pfs_status_to_errno(st);
 		goto out;
 	}
-	*out = pfs_cache_put(fs->cache, &k, pd, pq_arena_footprint(&pd->arena) + sizeof *pd,
-			     page_free);
+	/* its arena is charged to the budget already */
+	*out = pfs_cache_put_counted(fs->cache, &k, pd,
+				     pq_arena_footprint(&pd->arena) + sizeof *pd, page_free);
 	rc = *out ? 0 : -ENOMEM;
 out:
 	pfs_cache_release(fs->cache, dict);
@@ -188,12 +207,12 @@ int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pf
 	if ((*out = pfs_cache_get(pfs_cache_for(fs, (pfs_kind)k->kind), k)))
 		return 0;
 	pq_buf b = PQ_BUF_INIT;
+	b.budget = fs->budget; /* rendering stops where the budget says no */
 	pq_error err = {0};
 	int rc = render(fs, pf, layout, k, &b, &err);
-	if (rc) {
+	if (rc && !b.refused) {
 		pq_buf_free(&b);
-		if (err.msg[0])
-			pfs_log(LOG_DEBUG, "%s: %s", pf->src->path, err.msg);
+		log_failure(pf, &err);
 		return rc;
 	}
 	return cache_text(fs, k, &b, out);
@@ -215,8 +234,7 @@ int pfs_page_render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, 
 		rc = -ENOMEM;
 	if (rc) {
 		out->len = mark;
-		if (err.msg[0])
-			pfs_log(LOG_DEBUG, "%s: %s", pf->src->path, err.msg);
+		log_failure(pf, &err);
 	}
 	return rc;
 }

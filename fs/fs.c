@@ -124,7 +124,10 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	fs->meta = pfs_cache_new(meta);
 	fs->cache = pfs_cache_new(data);
 	fs->notify = pfs_notify_new();
-	if (!fs->inodes || !fs->sources || !fs->cache || !fs->meta || !fs->notify) {
+	int mrc = pfs_memory_init(fs);
+	if (fs->cache)
+		pfs_cache_set_budget(fs->cache, fs->budget);
+	if (mrc || !fs->inodes || !fs->sources || !fs->cache || !fs->meta || !fs->notify) {
 		pfs_fs_free(fs);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
@@ -173,6 +176,7 @@ void pfs_fs_free(pfs_fs *fs)
 	pfs_cache_free(fs->meta);
 	pfs_inodes_free(fs->inodes);
 	pq_keyring_free(fs->keys);
+	pfs_memory_fini(fs); /* last: everything charged is gone by now */
 	free(fs);
 }
 

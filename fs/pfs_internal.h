@@ -14,6 +14,8 @@
  *   notify.c  kernel cache invalidation, off the request threads
  *   ops.c     the FUSE low-level operations of the read-only tree
  *   live.c    the open handles (freed at exit when no release came)
+ *   memory.c  the mount's memory budget (cache_size): reclaim, trimming,
+ *             the unmount report
  *   log.c     logging
  *   staging*.c the writable staging/ folder (staging_internal.h), a layer
  *             around ops.c's operations (staging_ops.c)
@@ -30,6 +32,7 @@
 #include <fuse_lowlevel.h>
 
 #include "pfs.h"
+#include "pq_budget.h"
 #include "pq_buf.h"
 #include "pq_file.h"
 #include "pq_io.h"
@@ -266,12 +269,22 @@ typedef void (*pfs_free_fn)(void *obj);
 
 pfs_cache *pfs_cache_new(uint64_t max_bytes);
 void pfs_cache_free(pfs_cache *c);
+/* Entries put from now on are charged to b (pfs_cache_put) while they
+ * live; call before the cache is shared. */
+void pfs_cache_set_budget(pfs_cache *c, pq_budget *b);
 /* A held entry (release it), or NULL when absent. */
 pfs_cobj *pfs_cache_get(pfs_cache *c, const pfs_key *k);
 /* Inserts obj (taking it over) and returns it held. When another thread
  * inserted the key first, obj is freed and the existing entry returned. */
 pfs_cobj *pfs_cache_put(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
 			pfs_free_fn free_fn);
+/* The same for an object that is charged to the budget by itself (a
+ * decoded page's arena): counted in the cache's bound, not charged again. */
+pfs_cobj *pfs_cache_put_counted(pfs_cache *c, const pfs_key *k, void *obj, size_t bytes,
+				pfs_free_fn free_fn);
+/* Evicts from the cold end until about need bytes are out (entries still
+ * held go when released); the bytes evicted. For the budget's reclaim. */
+uint64_t pfs_cache_shrink(pfs_cache *c, uint64_t need);
 /* Releases a held entry (of whichever pool it came from). */
 void pfs_cache_release(pfs_cache *c, pfs_cobj *e);
 /* The pool for objects of a kind (its row in kinds.c). */
@@ -344,6 +357,14 @@ struct pfs_fs {
 	atomic_uint_fast64_t layout_loads; /* chunk layouts loaded for entries (logged at unmount) */
 	atomic_uint_fast64_t ahead_used; /* segments rendered ahead and served (stream.c) */
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
+	/* The memory budget (memory.c): cache_size, for everything decoded. */
+	pq_budget *budget;
+	_Atomic uint64_t trim_pending;  /* bytes freed since the last malloc_trim */
+	_Atomic int64_t trim_ms;        /* when it ran (monotonic ms) */
+	/* Open streams, most recently read first (stream.c), for reclaim. */
+	pthread_mutex_t streams_lock;
+	struct pfs_stream *streams_head, *streams_tail;
+	unsigned nstreams;
 	/* Open file and directory handles (live.c). */
 	pthread_mutex_t live_lock;
 	pfs_live live;
@@ -429,6 +450,24 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **bu
 		    size_t *got);
 void pfs_stream_read_done(pfs_stream *s);
 void pfs_stream_free(pfs_stream *s);
+/* For the budget's reclaim: handles not reading at this moment, least
+ * recently read first, give back their window, row reader and prefetched
+ * rows (their next read starts again at a segment boundary) until about
+ * need bytes came back; the bytes released. Never waits for a handle. */
+uint64_t pfs_streams_reclaim(pfs_fs *fs, uint64_t need);
+
+/* ---- memory.c --------------------------------------------------------------------- */
+
+/* The budget (cache_size) and its reclaim hook; 0 or -ENOMEM. */
+int pfs_memory_init(pfs_fs *fs);
+/* After everything else is freed: logs the budget's report (what is still
+ * charged must be 0) and frees it. */
+void pfs_memory_fini(pfs_fs *fs);
+/* bytes of decoded data were freed: glibc is asked to give free memory
+ * back to the system now and then (malloc_trim, rate-limited). */
+void pfs_memory_freed(pfs_fs *fs, uint64_t bytes);
+/* The last stream closed: what was freed since the last trim goes back now. */
+void pfs_memory_idle(pfs_fs *fs);
 
 /* Records a segment's size as rendered (a seek later starts at it); a
  * size known before is kept, a different one logged (a size pass that

@@ -347,6 +347,8 @@ static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen)
 		if (pq_file_open(pf->io, name, fs->keys, &pf->f, &err) == PQ_OK) {
 			/* a page larger than the cache fails (EIO), naming its size */
 			pq_file_set_page_budget(pf->f, fs->opts->cache_size);
+			/* ... and all decoded pages together stay within it */
+			pq_file_set_budget(pf->f, fs->budget);
 			pf->nrg = pq_file_num_row_groups(pf->f);
 			pf->ncol = pq_file_num_columns(pf->f);
 			return pf;

@@ -16,7 +16,13 @@
  *
  * A reader that streams gets the next segments rendered ahead on threads
  * of their own (at most PREFETCH, each one row group of rows or one chunk
- * of values): a sequential cat uses more than one core. */
+ * of values): a sequential cat uses more than one core.
+ *
+ * Memory: the window, the row reader and prefetched row groups are charged
+ * to the mount's budget (memory.c). When the budget needs room, handles
+ * that are not reading give all of it back, least recently read first
+ * (pfs_streams_reclaim): such a handle is as if just opened, and its next
+ * read seeks as above. A read whose window cannot be charged fails (EIO). */
 #include "config.h"
 
 #include <errno.h>
@@ -25,7 +31,8 @@
 
 #include "kinds.h"
 
-#define KEEP_BEHIND ((uint64_t)4 << 20) /* window kept before the read offset */
+#define KEEP_BEHIND ((uint64_t)4 << 20) /* window kept before the read offset, */
+#define KEEP_SHARE 64                    /* ... at most this share of cache_size */
 #define ROW_CHUNK ((size_t)256 << 10)   /* bytes rendered per row reader call */
 #define PREFETCH 2                       /* row groups rendered ahead */
 #define PREFETCH_AFTER ((uint64_t)4 << 20) /* ... once this much was read in a row */
@@ -51,6 +58,8 @@ typedef struct prefetch {
 	pq_status st;
 	pq_error err;
 	atomic_bool cancel;     /* the reader went elsewhere or closed */
+	atomic_bool finished;   /* the thread is done with buf (joining is at once) */
+	pq_budget *budget;      /* buf's (rendering ahead stops where it says no) */
 } prefetch;
 
 struct pfs_stream {
@@ -82,7 +91,9 @@ struct pfs_stream {
 	uint64_t seq_start;     /* where the cursor last jumped to */
 	/* rendered bytes [win_off, pos) */
 	pq_buf win;
-	uint64_t win_off;
+	uint64_t win_off;       /* (win is charged to the budget: pq_buf.budget) */
+	/* fs->streams_lock: the list of open streams, most recently read first */
+	struct pfs_stream *lprev, *lnext;
 };
 
 static uint64_t known_size(pfs_stream *s, pfs_kind kind, uint32_t rg, uint32_t col,
@@ -244,8 +255,51 @@ int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out)
 	s->in_hdr = s->header;
 	s->cur_rg = s->rg_lo;
 	s->seg_whole = true;
+	s->win.budget = fs->budget;
+	pthread_mutex_lock(&fs->streams_lock);
+	s->lnext = fs->streams_head;
+	if (s->lnext)
+		s->lnext->lprev = s;
+	else
+		fs->streams_tail = s;
+	fs->streams_head = s;
+	fs->nstreams++;
+	pthread_mutex_unlock(&fs->streams_lock);
 	*out = s;
 	return 0;
+}
+
+static void unlink_locked(pfs_fs *fs, pfs_stream *s)
+{
+	if (s->lprev)
+		s->lprev->lnext = s->lnext;
+	else
+		fs->streams_head = s->lnext;
+	if (s->lnext)
+		s->lnext->lprev = s->lprev;
+	else
+		fs->streams_tail = s->lprev;
+	s->lprev = s->lnext = NULL;
+}
+
+/* The stream was read: it goes to the front (reclaim takes from the back). */
+static void touch(pfs_stream *s)
+{
+	pfs_fs *fs = s->fs;
+	pthread_mutex_lock(&fs->streams_lock);
+	if (fs->streams_head != s) {
+		unlink_locked(fs, s);
+		s->lnext = fs->streams_head;
+		s->lnext->lprev = s; /* s was not the head: the list has another */
+		fs->streams_head = s;
+	}
+	pthread_mutex_unlock(&fs->streams_lock);
+}
+
+/* Frees a prefetch slot's buffer (and so its charge). */
+static void prefetch_buf_free(prefetch *p)
+{
+	pq_buf_free(&p->buf);
 }
 
 static void *prefetch_run(void *arg)
@@ -253,14 +307,19 @@ static void *prefetch_run(void *arg)
 	prefetch *p = arg;
 	pq_row_reader *rr;
 	p->st = pq_row_reader_open(p->f, p->rg, p->fmt, &rr, &p->err);
-	if (p->st != PQ_OK)
+	if (p->st != PQ_OK) {
+		atomic_store(&p->finished, true);
 		return NULL;
+	}
 	bool done = false;
+	/* rendering ahead is a bonus: it stops where the budget says no */
+	p->buf.budget = p->budget;
 	while (!done && p->st == PQ_OK && !p->buf.oom && !atomic_load(&p->cancel))
 		p->st = pq_row_reader_next(rr, (size_t)1 << 20, &p->buf, &done, &p->err);
 	pq_row_reader_free(rr);
 	if (!done && p->st == PQ_OK)
 		p->st = PQ_EIO; /* cancelled: not a whole row group */
+	atomic_store(&p->finished, true);
 	return NULL;
 }
 
@@ -273,8 +332,12 @@ static void *prefetch_values_run(void *arg)
 	pfs_cobj *lo;
 	int rc = pfs_layout_get(p->fs, p->pf, p->rg, p->col, &lo, &p->err);
 	p->st = rc ? PQ_EIO : PQ_OK;
-	if (rc)
+	if (rc) {
+		atomic_store(&p->finished, true);
 		return NULL;
+	}
+	/* rendering ahead is a bonus: it stops where the budget says no */
+	p->buf.budget = p->budget;
 	uint32_t np = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->num_pages;
 	for (uint32_t pg = 0; pg < np && p->st == PQ_OK; pg++) {
 		pfs_key k = pfs_key_make(p->pf->gen, p->page_kind, p->rg, p->col, pg);
@@ -283,6 +346,7 @@ static void *prefetch_values_run(void *arg)
 			p->st = PQ_EIO; /* rendered again by the reader, which reports it */
 	}
 	pfs_cache_release(p->fs->cache, lo);
+	atomic_store(&p->finished, true);
 	return NULL;
 }
 
@@ -318,6 +382,7 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 		free_slot->pf = s->pf;
 		free_slot->col = s->col;
 		free_slot->page_kind = s->page_kind;
+		free_slot->budget = s->fs->budget;
 		if (pthread_create(&free_slot->th, NULL, s->rows ? prefetch_run : prefetch_values_run,
 				   free_slot) == 0)
 			free_slot->active = true;
@@ -340,8 +405,72 @@ static prefetch *prefetch_join(pfs_stream *s, uint32_t rg)
 		if (p->rg == rg && p->st == PQ_OK && !p->buf.oom)
 			got = p;
 		else
-			pq_buf_free(&p->buf);
+			prefetch_buf_free(p);
 	}
+	return got;
+}
+
+/* Gives back the window (and its charge). */
+static void win_free(pfs_stream *s)
+{
+	pq_buf_free(&s->win);
+	s->win.budget = s->fs->budget;
+}
+
+/* Back to the state of a stream just opened, its memory given back.
+ * Prefetch threads that are done are joined and their rows freed; those
+ * still running are told to stop and joined later (never waited for here:
+ * this may run on one of them, through the budget's reclaim). */
+static void reset(pfs_stream *s)
+{
+	for (int i = 0; i < PREFETCH; i++) {
+		prefetch *p = &s->pre[i];
+		if (!p->active)
+			continue;
+		atomic_store(&p->cancel, true);
+		if (atomic_load(&p->finished)) {
+			pthread_join(p->th, NULL);
+			p->active = false;
+			prefetch_buf_free(p);
+		}
+	}
+	if (s->rr) {
+		pq_row_reader_free(s->rr);
+		s->rr = NULL;
+	}
+	win_free(s);
+	s->pos = s->win_off = s->seq_start = s->seg_start = 0;
+	s->in_hdr = s->header;
+	s->cur_rg = s->rg_lo;
+	s->cur_page = 0;
+	s->seg_whole = true;
+	s->eof = false;
+}
+
+static bool holds_memory(const pfs_stream *s)
+{
+	for (int i = 0; i < PREFETCH; i++)
+		if (s->pre[i].active)
+			return true;
+	return s->rr || s->win.charged;
+}
+
+uint64_t pfs_streams_reclaim(pfs_fs *fs, uint64_t need)
+{
+	uint64_t got = 0;
+	pthread_mutex_lock(&fs->streams_lock);
+	for (pfs_stream *s = fs->streams_tail; s && got < need; s = s->lprev) {
+		if (pthread_mutex_trylock(&s->lock) != 0)
+			continue; /* reading now (perhaps the very reader asking) */
+		if (holds_memory(s)) {
+			uint64_t before = pq_budget_used(fs->budget);
+			reset(s);
+			uint64_t after = pq_budget_used(fs->budget);
+			got += before > after ? before - after : 0;
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_unlock(&fs->streams_lock);
 	return got;
 }
 
@@ -349,15 +478,25 @@ void pfs_stream_free(pfs_stream *s)
 {
 	if (!s)
 		return;
+	pfs_fs *fs = s->fs;
+	pthread_mutex_lock(&fs->streams_lock);
+	unlink_locked(fs, s);
+	bool last = --fs->nstreams == 0;
+	pthread_mutex_unlock(&fs->streams_lock);
+	uint64_t before = pq_budget_used(fs->budget);
 	prefetch_join(s, UINT32_MAX);
 	if (s->rr)
 		pq_row_reader_free(s->rr);
-	pfs_cache_release(s->fs->cache, s->lo);
-	pfs_cache_release(s->fs->meta, s->sizes);
-	pq_buf_free(&s->win);
+	pfs_cache_release(fs->cache, s->lo);
+	pfs_cache_release(fs->meta, s->sizes);
+	win_free(s);
 	pthread_mutex_destroy(&s->lock);
 	pfs_pf_unref(s->pf);
 	free(s);
+	uint64_t after = pq_budget_used(fs->budget);
+	pfs_memory_freed(fs, before > after ? before - after : 0);
+	if (last)
+		pfs_memory_idle(fs);
 }
 
 /* Moves the cursor to a segment boundary at or before off, as late as the
@@ -458,7 +597,7 @@ static int step_rows(pfs_stream *s)
 		s->seg_start = s->pos;
 		pq_buf_append(&s->win, ready->buf.p, ready->buf.len);
 		s->pos += ready->buf.len;
-		pq_buf_free(&ready->buf);
+		prefetch_buf_free(ready);
 		if (s->win.oom)
 			return -ENOMEM;
 		atomic_fetch_add(&s->fs->ahead_used, 1);
@@ -529,7 +668,7 @@ static int step_values(pfs_stream *s)
 			/* the whole chunk is ready */
 			pq_buf_append(&s->win, ready->buf.p, ready->buf.len);
 			s->pos += ready->buf.len;
-			pq_buf_free(&ready->buf);
+			prefetch_buf_free(ready);
 			if (s->win.oom)
 				return -ENOMEM;
 			record_size(s, s->chunk_kind, s->cur_rg, s->col, 0, s->pos - s->seg_start);
@@ -558,13 +697,18 @@ static int step_values(pfs_stream *s)
 	return 0;
 }
 
-/* Drops window bytes more than KEEP_BEHIND before off, once they are twice
- * that many: each byte is moved at most about once. */
+/* Drops window bytes more than keep before off, once they are twice that
+ * many: each byte is moved at most about once. keep is KEEP_BEHIND, less
+ * with a small cache_size (the window is charged to it: 64 handles reading
+ * at once keep at most the whole budget behind them). */
 static void trim(pfs_stream *s, uint64_t off)
 {
-	if (off <= s->win_off + 2 * KEEP_BEHIND)
+	uint64_t keep = pq_budget_limit(s->fs->budget) / KEEP_SHARE;
+	if (!s->fs->budget || keep > KEEP_BEHIND)
+		keep = KEEP_BEHIND;
+	if (off <= s->win_off + 2 * keep)
 		return;
-	uint64_t drop = off - KEEP_BEHIND - s->win_off;
+	uint64_t drop = off - keep - s->win_off;
 	if (drop > s->win.len)
 		drop = s->win.len;
 	memmove(s->win.p, s->win.p + drop, s->win.len - (size_t)drop);
@@ -578,12 +722,24 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **bu
 	*buf = NULL;
 	int rc = 0;
 	pthread_mutex_lock(&s->lock);
+	touch(s);
 	if (off < s->win_off || off > s->pos)
 		rc = seek(s, off);
 	while (rc == 0 && !s->eof && s->pos < off + size) {
 		rc = s->rows ? step_rows(s) : step_values(s);
 		trim(s, off);
 	}
+	if (rc && s->win.refused) {
+		pfs_log(LOG_NOTICE,
+			"%s: a read needs %zu more bytes of memory, more than the memory budget "
+			"has free (cache_size %llu bytes, %llu in use)",
+			s->pf->src->path, s->win.refused,
+			(unsigned long long)pq_budget_limit(s->fs->budget),
+			(unsigned long long)pq_budget_used(s->fs->budget));
+		rc = -EIO;
+	}
+	if (rc)
+		reset(s); /* nothing half-done stays: the next read starts clean */
 	if (rc == 0 && off < s->pos && off >= s->win_off) {
 		uint64_t avail = s->pos - off;
 		*got = avail < size ? (size_t)avail : size;

@@ -73,6 +73,12 @@ int main(int argc, char *argv[])
 	 * daemon's memory stays near cache_size (glibc would otherwise raise the
 	 * threshold and keep freed buffers in per-thread heaps). */
 	mallopt(M_MMAP_THRESHOLD, 2 << 20);
+	/* glibc gives each new thread its own heap (up to 8 per core), and
+	 * each keeps what was freed in it: with FUSE's and the prefetchers'
+	 * threads that multiplies the daemon's footprint. A few heaps shared
+	 * by all threads (and malloc_trim, fs/memory.c) keep it near what the
+	 * memory budget counts. */
+	mallopt(M_ARENA_MAX, 4);
 	memset(&cmd, 0, sizeof cmd);
 	pfs_options_init(&opts);
 	if (pfs_options_parse(&args, &opts) != 0)

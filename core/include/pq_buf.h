@@ -10,13 +10,21 @@
 
 #include "pq_error.h"
 
+struct pq_budget;
+
 typedef struct pq_buf {
 	uint8_t *p;
 	size_t len, cap;
 	bool oom;
+	/* When set, the capacity is charged to it (pq_budget.h) while the
+	 * buffer holds it: growth the budget refuses sets oom and refused
+	 * (the bytes asked for). pq_buf_free gives the charge back;
+	 * pq_buf_take too (the taker counts the bytes as it sees fit). */
+	struct pq_budget *budget;
+	size_t charged, refused;
 } pq_buf;
 
-#define PQ_BUF_INIT {NULL, 0, 0, false}
+#define PQ_BUF_INIT {NULL, 0, 0, false, NULL, 0, 0}
 
 /* Ensures room for extra more bytes; false (and oom set) on failure. */
 bool pq_buf_grow(pq_buf *b, size_t extra);

@@ -47,6 +47,13 @@ void pq_file_free(pq_file *f);
  * A page above it fails with PQ_ELIMIT and a message naming the bytes it
  * needs. Call right after opening, before the file is shared. */
 void pq_file_set_page_budget(pq_file *f, uint64_t bytes);
+/* The budget (pq_budget.h) every decoded page (its stored, uncompressed
+ * and decoded bytes) and row reader of this file is charged to, shared by
+ * the files of a mount. Decoding that does not fit fails with PQ_ELIMIT
+ * and a message naming the bytes; nothing waits. NULL (the default): not
+ * counted. Call right after opening, before the file is shared. */
+struct pq_budget;
+void pq_file_set_budget(pq_file *f, struct pq_budget *b);
 
 const pq_file_meta_data *pq_file_metadata(const pq_file *f);
 const pq_schema *pq_file_schema(const pq_file *f);

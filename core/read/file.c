@@ -144,6 +144,11 @@ void pq_file_set_page_budget(pq_file *f, uint64_t bytes)
 	f->page_budget = bytes;
 }
 
+void pq_file_set_budget(pq_file *f, pq_budget *b)
+{
+	f->budget = b;
+}
+
 void pq_file_free(pq_file *f)
 {
 	if (!f)

@@ -6,6 +6,7 @@
 #endif
 
 
+#include "pq_budget.h"
 #include "pq_crypto.h"
 #include "pq_file.h"
 #include "format/pq_footer.h"
@@ -64,6 +65,7 @@ struct pq_file {
 	uint32_t num_columns;
 	pq_file_crypto *crypto; /* NULL for a plaintext file */
 	uint64_t page_budget;   /* memory one page may take to decode */
+	pq_budget *budget;      /* what decoded pages and row readers are charged to, or NULL */
 };
 
 /* ---- file_crypto.c: modular encryption on the read side ---- */

@@ -141,9 +141,11 @@ pq_status pq_page_body(const pq_file *f, const pq_chunk_layout *l, const pq_page
 {
 	pq_arena a;
 	pq_arena_init(&a, 0);
+	pq_arena_use_budget(&a, f->budget);
 	uint8_t *p;
 	size_t n;
 	pq_status st = load_body(f, l, page, &a, &p, &n, err);
+	st = pq_arena_budget_error(&a, st, err);
 	if (st != PQ_OK) {
 		char where[320];
 		page_where(f, l, page, where, sizeof where);
@@ -346,8 +348,10 @@ pq_status pq_page_decode(const pq_file *f, const pq_chunk_layout *l, const pq_pa
 	PQ_CHECK(pd, err, PQ_ENOMEM, "no memory");
 	pd->refs = 1;
 	pq_arena_init(&pd->arena, 0);
+	pq_arena_use_budget(&pd->arena, f->budget); /* charged while it lives */
 	pq_status st = page == l->dict ? decode_dict(f, l, page, leaf, pd, err)
 				       : decode_data(f, l, page, leaf, dict, pd, err);
+	st = pq_arena_budget_error(&pd->arena, st, err);
 	if (st != PQ_OK) {
 		/* Where it happened is only worth formatting when it did. */
 		char where[320];

@@ -25,6 +25,7 @@ struct pq_row_reader {
 	pq_flat_rows *flat; /* the fast path for flat schemas, else NULL */
 	pq_variant_report *vrep; /* pq_rows_check_variants' findings, or NULL */
 	bool done;
+	uint64_t charged; /* its own arrays on f->budget (its pages charge themselves) */
 };
 
 static pq_status stream_next(void *ctx, pq_leaf_cursor *c, pq_error *err)
@@ -75,6 +76,17 @@ pq_status pq_row_reader_open(const pq_file *f, uint32_t rg, pq_row_format fmt,
 	}
 	if (st == PQ_OK && pq_schema_is_flat(pq_file_schema(f)))
 		st = pq_flat_rows_new(pq_file_schema(f), fmt, &r->flat, err);
+	if (st == PQ_OK) {
+		/* The cursors it keeps while it lives. Its chunk layouts (page
+		 * headers) are metadata: like the daemon's meta pool they are not
+		 * decoded data, and a file of thousands of tiny pages would make a
+		 * small budget refuse every reader of its rows. */
+		uint64_t n = sizeof *r + (uint64_t)r->ncols * (sizeof *r->streams + sizeof *r->cursors);
+		if (pq_budget_try_charge(f->budget, n))
+			r->charged = n;
+		else
+			st = pq_budget_fail(f->budget, n, err);
+	}
 	if (st != PQ_OK) {
 		pq_row_reader_free(r);
 		return st;
@@ -118,6 +130,7 @@ void pq_row_reader_free(pq_row_reader *r)
 		pq_chunk_layout_free(s->layout);
 	}
 	pq_flat_rows_free(r->flat);
+	pq_budget_release(r->f->budget, r->charged);
 	free(r->streams);
 	free(r->cursors);
 	free(r);

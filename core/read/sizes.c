@@ -140,6 +140,10 @@ static void *worker(void *arg)
 {
 	pass *p = arg;
 	pq_buf scratch = PQ_BUF_INIT;
+	/* counted on the file's budget but never refused: the pass keeps to
+	 * its own limit (p->budget, waiting), and a page refused here would
+	 * be measured as failed */
+	bool was = pq_budget_thread_exempt(true);
 	for (;;) {
 		size_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
 		if (i >= p->ntasks || cancelled(p))
@@ -147,6 +151,7 @@ static void *worker(void *arg)
 		run_task(p, &p->tasks[i], &scratch);
 	}
 	pq_buf_free(&scratch);
+	pq_budget_thread_exempt(was);
 	return NULL;
 }
 

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "pq_arena.h"
+#include "pq_budget.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +23,20 @@ void pq_arena_init(pq_arena *a, size_t limit)
 	a->used = 0;
 	a->held = 0;
 	a->limit = limit;
+	a->budget = NULL;
+	a->refused = 0;
+}
+
+void pq_arena_use_budget(pq_arena *a, struct pq_budget *budget)
+{
+	a->budget = budget;
+}
+
+pq_status pq_arena_budget_error(const pq_arena *a, pq_status st, pq_error *err)
+{
+	if (st == PQ_OK || !a->refused)
+		return st;
+	return pq_budget_fail(a->budget, a->refused, err);
 }
 
 void *pq_arena_alloc_uninit(pq_arena *a, size_t size)
@@ -40,9 +55,15 @@ void *pq_arena_alloc_uninit(pq_arena *a, size_t size)
 			cap = need;
 		if (cap > SIZE_MAX - sizeof *b)
 			return NULL;
-		b = malloc(sizeof *b + cap);
-		if (!b)
+		if (!pq_budget_try_charge(a->budget, cap)) {
+			a->refused = cap;
 			return NULL;
+		}
+		b = malloc(sizeof *b + cap);
+		if (!b) {
+			pq_budget_release(a->budget, cap);
+			return NULL;
+		}
 		b->cap = cap;
 		b->off = 0;
 		a->held += cap;
@@ -92,6 +113,7 @@ void pq_arena_free(pq_arena *a)
 		free(b);
 		b = next;
 	}
+	pq_budget_release(a->budget, a->held); /* what its blocks charged */
 	a->head = NULL;
 	a->used = 0;
 	a->held = 0;

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "pq_buf.h"
+#include "pq_budget.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,14 +26,31 @@ bool pq_buf_grow(pq_buf *b, size_t extra)
 		}
 		cap *= 2;
 	}
-	uint8_t *p = realloc(b->p, cap);
-	if (!p) {
+	size_t more = cap > b->charged ? cap - b->charged : 0;
+	if (b->budget && !pq_budget_try_charge(b->budget, more)) {
+		b->refused = more;
 		b->oom = true;
 		return false;
 	}
+	uint8_t *p = realloc(b->p, cap);
+	if (!p) {
+		if (b->budget)
+			pq_budget_release(b->budget, more);
+		b->oom = true;
+		return false;
+	}
+	if (b->budget)
+		b->charged += more;
 	b->p = p;
 	b->cap = cap;
 	return true;
+}
+
+static void uncharge(pq_buf *b)
+{
+	pq_budget_release(b->budget, b->charged);
+	b->charged = 0;
+	b->refused = 0;
 }
 
 void pq_buf_free(pq_buf *b)
@@ -41,6 +59,7 @@ void pq_buf_free(pq_buf *b)
 	b->p = NULL;
 	b->len = b->cap = 0;
 	b->oom = false;
+	uncharge(b);
 }
 
 void pq_buf_printf(pq_buf *b, const char *fmt, ...)
@@ -72,5 +91,6 @@ uint8_t *pq_buf_take(pq_buf *b, size_t *len)
 	b->p = NULL;
 	b->len = b->cap = 0;
 	b->oom = false;
+	uncharge(b);
 	return p;
 }

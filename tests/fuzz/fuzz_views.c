@@ -89,7 +89,7 @@ static void page(pq_file *f, const pq_chunk_layout *l, const pq_page_info *pi, u
 	uint8_t *body = NULL;
 	size_t blen = 0;
 	st = pq_page_body(f, l, pi, &body, &blen, &err);
-	pq_buf b = {body, blen, blen, false};
+	pq_buf b = {.p = body, .len = blen, .cap = blen};
 	note(log, fuzz_key(V_PAGE_BODY, rg, col, p), st, st == PQ_OK ? &b : NULL);
 	free(body);
 	pq_crc_state crc;
@@ -221,8 +221,8 @@ void fuzz_views(pq_file *f, fuzz_log *log)
 				st = s->chunks[i].status;
 		uint64_t v[3] = {s->csv, s->jsonl, s->verify};
 		for (unsigned i = 0; i < 3; i++) {
-			pq_buf sz = {(uint8_t *)&v[i], sizeof v[i], sizeof v[i], false};
-			pq_buf vt = {s->verify_text, s->verify, s->verify, false};
+			pq_buf sz = {.p = (uint8_t *)&v[i], .len = sizeof v[i], .cap = sizeof v[i]};
+			pq_buf vt = {.p = s->verify_text, .len = s->verify, .cap = s->verify};
 			pq_status vst = i == 2 && s->verify_text ? in_band(&vt) : PQ_OK;
 			if (v[i] == PQ_SIZE_FAILED) /* the size pass's own "failed" */
 				vst = PQ_EIO;

@@ -1,0 +1,55 @@
+/* One memory budget for everything a process (a mount) decodes: decoded
+ * pages, decompression buffers, row readers, and whatever the caller adds
+ * (fs/: cache entries, stream windows, prefetch buffers).
+ *
+ * Charges are plain counts: whoever charges n bytes owns them and gives
+ * exactly those n bytes back, once, when the memory goes (pq_arena does so
+ * for its blocks). A charge that would cross the limit is refused after
+ * one call of the reclaim hook (which may give memory back: evict a cache,
+ * drop idle readers); nothing ever waits for the budget. Thread-safe
+ * (atomic counters), no lock. */
+#ifndef PQ_BUDGET_H
+#define PQ_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pq_error.h"
+
+typedef struct pq_budget pq_budget;
+
+/* Asked for need more bytes than the budget has free: gives back what it
+ * can, without waiting for anything (it may be called with the caller's
+ * own locks held). */
+typedef void (*pq_budget_reclaim_fn)(void *ctx, uint64_t need);
+
+pq_budget *pq_budget_new(uint64_t limit);
+/* Frees the object (what is still charged is the caller's to report). */
+void pq_budget_free(pq_budget *b);
+/* Set before the budget is shared. */
+void pq_budget_set_reclaim(pq_budget *b, pq_budget_reclaim_fn fn, void *ctx);
+
+/* Charges n bytes if they fit (after the reclaim hook, once); false when
+ * they do not. A NULL budget takes anything. */
+bool pq_budget_try_charge(pq_budget *b, uint64_t n);
+/* Charges n bytes whether they fit or not (memory that already exists
+ * and must be counted). */
+void pq_budget_charge(pq_budget *b, uint64_t n);
+void pq_budget_release(pq_budget *b, uint64_t n);
+
+uint64_t pq_budget_limit(const pq_budget *b);
+uint64_t pq_budget_used(const pq_budget *b);
+uint64_t pq_budget_peak(const pq_budget *b);
+uint64_t pq_budget_refusals(const pq_budget *b);
+
+/* While on for the calling thread, its charges are counted but never
+ * refused: for work that bounds its memory itself and must not fail for
+ * want of room (the size pass waits on its own limit). Returns the
+ * previous state. */
+bool pq_budget_thread_exempt(bool on);
+
+/* PQ_ELIMIT with a message saying that need more bytes did not fit the
+ * budget (its limit, what is in use): "the memory budget (cache_size ...)". */
+pq_status pq_budget_fail(const pq_budget *b, uint64_t need, pq_error *err);
+
+#endif

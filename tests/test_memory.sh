@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# cache_size bounds all decoded data the daemon holds (interface.md,
+# Mounting; doc/design.md, "Memory"):
+#  1. many handles: PFS_MEM_HANDLES (100 plain, 30 under the sanitizers;
+#     each renders 2 MiB of rows: 1,500 take many minutes on a busy machine)
+#     handles open at once on one file's data.jsonl with cache_size=16M,
+#     2 MiB read from each (O_DIRECT, so every read reaches the daemon)
+#     and kept open: every byte equals a single cat's, the daemon's VmHWM
+#     stays under cache_size + 64 MiB, and once they are closed its VmRSS
+#     comes back near where it was before they were opened;
+#  2. a decompression bomb: 8 concurrent readers of four zstd pages of
+#     40 MiB each (a few KiB stored) with cache_size=64M: every read fails
+#     with EIO, the log names the bytes that did not fit, the daemon stays
+#     up and its VmHWM under cache_size + 64 MiB;
+#  3. after each mount: the unmount report says 0 bytes are still charged
+#     to the budget (every charge was given back).
+# Files: made by tests/pqwrite and tests/pqbomb (no ../shared needed).
+# Env: PFS_MEM_HANDLES, PFS_MEM_SLACK_MB (the VmHWM margin over cache_size,
+# default 64 plain, 640 under the sanitizers: ASan's shadow and quarantine).
+# Exit 0 pass, 77 skip (no FUSE or python3), 1 fail.
+set -u
+WORK_NAME=pfs-memory
+. "$(dirname "$0")/mount_lib.sh"
+PQWRITE=$top_builddir/tests/pqwrite
+PQBOMB=$top_builddir/tests/pqbomb
+for t in "$PQWRITE" "$PQBOMB"; do
+	[ -x "$t" ] || { echo "FAIL: no $t (make check builds it)"; exit 1; }
+done
+ASAN=0
+if ldd "$BIN" 2>/dev/null | grep -q libasan; then
+	ASAN=1
+	HANDLES=${PFS_MEM_HANDLES:-30}
+	SLACK=${PFS_MEM_SLACK_MB:-640}
+else
+	HANDLES=${PFS_MEM_HANDLES:-100}
+	SLACK=${PFS_MEM_SLACK_MB:-64}
+fi
+
+S=$WORK/src
+mkdir -p "$S"
+# 256 KiB pages without dictionaries: one reader of its rows needs about
+# 12 MiB of decoded pages and window, so a 16M budget serves one at a time
+# (with 1 MiB pages and 1 MiB dictionaries it needs more than 16M alone)
+"$PQWRITE" "$S/big.parquet" rows=400000 page_size=262144 dict=off >/dev/null ||
+	{ echo "FAIL: pqwrite"; exit 1; }
+"$PQBOMB" "$S/bomb.parquet" pages=4 page_mb=40 || { echo "FAIL: pqbomb"; exit 1; }
+
+kb() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/status"; }
+
+# the "memory budget at unmount" line of the mount just unmounted
+budget_zero() {
+	local line
+	line=$(grep "memory budget at unmount" "$WORK/daemon.log" | tail -1)
+	case "$line" in
+	*": 0 bytes still charged"*) ok "$1: budget back to 0 at unmount (${line#*: })" ;;
+	"") fail "$1: no 'memory budget at unmount' line in the log" ;;
+	*) fail "$1: charges never given back: $line" ;;
+	esac
+}
+
+# ---- 1. many handles on one data.jsonl ------------------------------------------
+M=$WORK/m1
+mount_fs "$M" -o cache_size=16M "$S" || finish
+PID=${PIDS[-1]}
+J=$M/big.parquet/data.jsonl
+head -c $((2 << 20)) "$J" > "$WORK/ref" # the size pass, and the reference
+[ "$(stat -c %s "$WORK/ref")" = $((2 << 20)) ] || fail "data.jsonl shorter than 2 MiB"
+# a clean start: the size pass and the reference read done, memory returned
+sleep 1
+RSS0=$(kb "$PID" VmRSS)
+python3 - "$J" "$WORK/ref" "$HANDLES" "$PID" > "$WORK/handles.out" 2>&1 <<'PY'
+import mmap, os, resource, sys
+path, ref, n, pid = sys.argv[1], open(sys.argv[2], "rb").read(), int(sys.argv[3]), sys.argv[4]
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if soft < n + 64:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(n + 64, hard), max(n + 64, hard)))
+buf = mmap.mmap(-1, len(ref))  # page-aligned, as O_DIRECT wants
+fds, bad = [], 0
+for i in range(n):
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+    fds.append(fd)
+    got = bytearray()
+    while len(got) < len(ref):
+        k = os.preadv(fd, [buf], len(got))
+        if k <= 0:
+            break
+        got += buf[:k]
+    if bytes(got[:len(ref)]) != ref:
+        bad += 1
+        if bad <= 3:
+            print(f"handle {i}: {len(got)} bytes, differ from the reference")
+def status(key):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+print(f"open {len(fds)} bad {bad} hwm_kb {status('VmHWM')} rss_kb {status('VmRSS')}")
+for fd in fds:
+    os.close(fd)
+PY
+RC=$?
+sed 's/^/  /' "$WORK/handles.out"
+read -r _ NOPEN _ BAD _ HWM _ RSS_OPEN < <(grep '^open ' "$WORK/handles.out")
+if [ $RC -ne 0 ] || [ -z "${NOPEN:-}" ]; then
+	fail "the $HANDLES readers did not finish (python exit $RC)"
+else
+	[ "$BAD" = 0 ] && ok "$NOPEN handles read 2 MiB each, all equal to cat's bytes" ||
+		fail "$BAD of $NOPEN handles read other bytes than cat"
+	LIMIT=$(( (16 + SLACK) * 1024 ))
+	[ "$HWM" -lt "$LIMIT" ] && ok "VmHWM $((HWM / 1024)) MiB with $NOPEN handles open (< $((LIMIT / 1024)))" ||
+		fail "VmHWM $((HWM / 1024)) MiB with $NOPEN handles open, over cache_size + $SLACK MiB"
+	sleep 2 # the releases are asynchronous
+	RSS1=$(kb "$PID" VmRSS)
+	if [ $ASAN = 1 ]; then
+		# not a pass: ASan's allocator keeps freed memory (its quarantine)
+		echo "not checked under ASan: VmRSS after closing ($((RSS1 / 1024)) MiB)"
+	elif [ "$RSS1" -lt $((RSS0 + 24 * 1024)) ]; then
+		ok "VmRSS $((RSS0 / 1024)) MiB before, $((RSS_OPEN / 1024)) MiB open, $((RSS1 / 1024)) MiB after closing"
+	else
+		fail "VmRSS $((RSS0 / 1024)) MiB before, $((RSS1 / 1024)) MiB after closing the handles"
+	fi
+fi
+kill -0 "$PID" 2>/dev/null || fail "the daemon died"
+umount_fs "$M"
+budget_zero "many handles"
+
+# ---- 2. decompression bombs ------------------------------------------------------
+M=$WORK/m2
+LOG0=$(wc -l < "$WORK/daemon.log")
+mount_fs "$M" -o cache_size=64M "$S" || finish
+PID=${PIDS[-1]}
+B=$M/bomb.parquet/row_groups/0/columns/s/pages
+RPIDS=()
+for r in 0 1 2 3 4 5 6 7; do
+	cat "$B/$((r % 4))/values.txt" > /dev/null 2> "$WORK/bomb.$r.err" &
+	RPIDS+=($!)
+done
+EIO=0
+for r in 0 1 2 3 4 5 6 7; do
+	wait "${RPIDS[$r]}" && continue
+	grep -q "Input/output error" "$WORK/bomb.$r.err" && EIO=$((EIO + 1))
+done
+[ $EIO = 8 ] && ok "8 readers of 40 MiB zstd pages: EIO for all" ||
+	fail "8 readers of 40 MiB zstd pages: $EIO failed with EIO (want 8)"
+FIT="[0-9]+ (more )?bytes[^:]*(do not fit|does not fit|more than) the memory budget"
+tail -n +$((LOG0 + 1)) "$WORK/daemon.log" > "$WORK/bomb.log"
+grep -Eq "$FIT" "$WORK/bomb.log" &&
+	ok "the log names the bytes: $(grep -E "$FIT" "$WORK/bomb.log" | tail -1 | cut -c1-200)" ||
+	fail "no log line names the memory a bomb page needs"
+HWM=$(kb "$PID" VmHWM)
+LIMIT=$(( (64 + SLACK) * 1024 ))
+[ "$HWM" -lt "$LIMIT" ] && ok "VmHWM $((HWM / 1024)) MiB (< $((LIMIT / 1024)))" ||
+	fail "VmHWM $((HWM / 1024)) MiB reading the bombs, over cache_size + $SLACK MiB"
+kill -0 "$PID" 2>/dev/null && [ -s "$M/bomb.parquet/schema.txt" ] && ok "the daemon is up" ||
+	fail "the daemon is gone after the bombs"
+umount_fs "$M"
+budget_zero "bombs"
+
+finish
