@@ -10,7 +10,8 @@
 #   values.txt in a random row group at most 2 x its compressed size + the
 #   offset index + 64 KiB; staging: a CSV copied into staging/ is uploaded
 #   as PREFIX/<name>.parquet and reads back (DuckDB compares the values when
-#   available); a prefix of 2,500 objects lists completely (3 pages of
+#   available), a failed upload (PUT answered 500) fails cp with EIO and is
+#   uploaded by the next mount; a prefix of 2,500 objects lists completely (3 pages of
 #   ListObjectsV2) without reading any; an ARUNA container (sealed by
 #   tests/aruna.py) shows metadata.txt in at most 3 GETs and one row group's
 #   data.csv fetches only the container chunks holding it (python3-cryptography
@@ -66,6 +67,12 @@ read -r h _ < <(s3_count HEAD)
 read -r l _ < <(s3_count LIST)
 [ "$g" = 0 ] && [ "$h" = 0 ] && ok "ls -l read no object (LIST $l, GET 0, HEAD 0)" ||
 	fail "ls -l of the prefix read objects: GET $g, HEAD $h (LIST $l)"
+
+# df: a bucket has no capacity; the mount shows spool_dir's file system
+# (staged bytes wait there for their upload), not zeros
+read -r fb fa < <(stat -f -c '%b %a' "$R")
+[ "${fb:-0}" -gt 0 ] && [ "${fa:-0}" -gt 0 ] && ok "statfs: $fb blocks, $fa available (the spool's file system)" ||
+	fail "statfs of the S3 mount: ${fb:-?} blocks, ${fa:-?} available (want the spool's file system)"
 
 # ---- metadata.txt: the footer from one speculative tail read
 section "requests per view"
@@ -155,6 +162,31 @@ if cp "$WORK/st.csv" "$R/staging/st.csv"; then
 else
 	fail "staging: cp into staging/ failed"
 fi
+umount_fs "$R"
+
+# ---- a failed upload: cp fails with EIO and an .error; the staged bytes
+# stay in spool_dir, and the next mount (recovery) uploads them: an I/O
+# failure is no verdict on the bytes (a bad CSV's .error is not retried)
+section "failed upload"
+SP=$WORK/spool
+mount_s3 "$R" bkt/data -o spool_dir="$SP" -o retries=0 || finish
+s3_fault "kind=status&code=500&method=PUT&key=rt\.parquet&count=1000"
+obj=$S3_DIR/bkt/data/rt.parquet._S3rver_object
+if cp "$WORK/st.csv" "$R/staging/rt.csv" 2>"$WORK/cp.err"; then
+	fail "failed upload: cp succeeded under a PUT answered 500"
+else
+	grep -q "Input/output error" "$WORK/cp.err" && [ -s "$R/staging/rt.csv.error" ] && [ ! -e "$obj" ] &&
+		ok "failed upload: cp fails with EIO, .error: $(head -c 120 "$R/staging/rt.csv.error")" ||
+		fail "failed upload: $(cat "$WORK/cp.err") / $(cat "$R/staging/rt.csv.error" 2>&1)"
+fi
+s3_clear
+umount_fs "$R"
+mount_s3 "$R" bkt/data -o spool_dir="$SP" || finish
+for i in $(seq 150); do [ -e "$obj" ] && break; sleep 0.2; done
+[ -e "$obj" ] && [ ! -e "$R/staging/rt.csv.error" ] && [ ! -e "$R/staging/rt.csv" ] &&
+	same "$R/rt.parquet/data.csv" "$LM/st.parquet/data.csv" &&
+	ok "failed upload: the next mount uploaded it, the .error is gone" ||
+	fail "failed upload: not retried by the next mount (object: $([ -e "$obj" ] && echo yes || echo no), staging: $(ls "$R/staging" | tr '\n' ' '))"
 umount_fs "$R"
 
 # ---- an ARUNA container (issue 15), sealed by tests/aruna.py: metadata.txt
