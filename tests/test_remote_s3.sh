@@ -182,7 +182,8 @@ fi
 s3_clear
 umount_fs "$R"
 mount_s3 "$R" bkt/data -o spool_dir="$SP" || finish
-for i in $(seq 150); do [ -e "$obj" ] && break; sleep 0.2; done
+# recovery runs beside the mount: the object lands, then the mount shows it
+for i in $(seq 150); do [ -e "$obj" ] && [ -d "$R/rt.parquet" ] && break; sleep 0.2; done
 [ -e "$obj" ] && [ ! -e "$R/staging/rt.csv.error" ] && [ ! -e "$R/staging/rt.csv" ] &&
 	same "$R/rt.parquet/data.csv" "$LM/st.parquet/data.csv" &&
 	ok "failed upload: the next mount uploaded it, the .error is gone" ||
