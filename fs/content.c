@@ -99,47 +99,92 @@ const pq_page_info *pfs_layout_page(const pq_chunk_layout *l, uint32_t page)
 {
 	if (page == PFS_DICT)
 		return l->dict;
-	return page < l->num_pages ? &l->pages[page] : NULL;
+	/* a one-page layout (pq_chunk_layout_load_page) holds page first_page */
+	if (page < l->first_page || page - l->first_page >= l->num_pages)
+		return NULL;
+	return &l->pages[page - l->first_page];
+}
+
+/* Decodes page (or PFS_DICT) of layout l into the cache. The dictionary
+ * is decoded only for a page that is dictionary-encoded: a plain page
+ * needs none (the other pages of a chunk often fall back to plain). */
+static int page_decode(pfs_fs *fs, pfs_pf *pf, const pq_chunk_layout *l, const pfs_key *k,
+		       uint32_t page, pfs_cobj **out, pq_error *err)
+{
+	const pq_page_info *pi = pfs_layout_page(l, page);
+	if (!pi)
+		return -pfs_status_to_errno(pq_fail(err, PQ_EINVAL, "no page %u", page));
+	pfs_cobj *dict = NULL;
+	if (page != PFS_DICT && l->dict && pq_page_wants_dict(pi)) {
+		pfs_key dk = pfs_key_make(pf->gen, PFS_C_PAGE_DATA, k->rg, k->col, PFS_DICT);
+		pq_error derr;
+		if (!(dict = pfs_cache_get(fs->cache, &dk)) &&
+		    page_decode(fs, pf, l, &dk, PFS_DICT, &dict, &derr))
+			dict = NULL; /* dictionary-encoded pages then fail with their own message */
+	}
+	pq_page_data *pd;
+	pq_status st = pq_page_decode(pf->f, l, pi, dict ? pfs_cobj_obj(dict) : NULL, &pd, err);
+	pfs_cache_release(fs->cache, dict);
+	if (st != PQ_OK)
+		return -pfs_status_to_errno(st);
+	/* its arena is charged to the budget already */
+	*out = pfs_cache_put_counted(fs->cache, k, pd,
+				     pq_arena_footprint(&pd->arena) + sizeof *pd, page_free);
+	return *out ? 0 : -ENOMEM;
 }
 
 /* A decoded page (held cache entry). lo: the chunk's layout when the
- * caller holds it (loops over pages), else NULL. */
+ * caller holds it (loops over pages), else NULL. Without a layout in the
+ * cache, a data page is located through the chunk's offset index and read
+ * alone (a remote file then fetches that page, not the chunk before it);
+ * when the index cannot say, the chunk's headers are walked. */
 int pfs_page_get(pfs_fs *fs, pfs_pf *pf, pfs_cobj *lo, uint32_t rg, uint32_t col,
 		    uint32_t page, pfs_cobj **out, pq_error *err)
 {
 	pfs_key k = pfs_key_make(pf->gen, PFS_C_PAGE_DATA, rg, col, page);
 	if ((*out = pfs_cache_get(fs->cache, &k)))
 		return 0;
-	pfs_cobj *own = NULL;
-	int rc = 0;
-	if (!lo && (rc = pfs_layout_get(fs, pf, rg, col, &own, err)))
+	if (lo)
+		return page_decode(fs, pf, pfs_cobj_obj(lo), &k, page, out, err);
+	if (!pf->f)
+		return -EIO;
+	pfs_key lk = pfs_key_make(pf->gen, PFS_C_LAYOUT, rg, col, 0);
+	pfs_cobj *own = pfs_cache_get(fs->meta, &lk);
+	pq_chunk_layout *one = NULL;
+	pq_error ierr;
+	if (!own && page != PFS_DICT &&
+	    pq_chunk_layout_load_page(pf->f, rg, col, page, &one, &ierr) == PQ_OK) {
+		int rc = page_decode(fs, pf, one, &k, page, out, err);
+		pq_chunk_layout_free(one);
 		return rc;
-	const pq_chunk_layout *l = pfs_cobj_obj(lo ? lo : own);
-	const pq_page_info *pi = pfs_layout_page(l, page);
-	pfs_cobj *dict = NULL;
-	if (!pi) {
-		rc = -pfs_status_to_errno(pq_fail(err, PQ_EINVAL, "no page %u", page));
-		goto out;
 	}
-	if (page != PFS_DICT && l->dict) {
-		pq_error derr;
-		if (pfs_page_get(fs, pf, lo ? lo : own, rg, col, PFS_DICT, &dict, &derr))
-			dict = NULL; /* dictionary-encoded pages then fail with their own message */
-	}
-	pq_page_data *pd;
-	pq_status st = pq_page_decode(pf->f, l, pi, dict ? pfs_cobj_obj(dict) : NULL, &pd, err);
-	if (st != PQ_OK) {
-		rc = -pfs_status_to_errno(st);
-		goto out;
-	}
-	/* its arena is charged to the budget already */
-	*out = pfs_cache_put_counted(fs->cache, &k, pd,
-				     pq_arena_footprint(&pd->arena) + sizeof *pd, page_free);
-	rc = *out ? 0 : -ENOMEM;
-out:
-	pfs_cache_release(fs->cache, dict);
+	int rc = own ? 0 : pfs_layout_get(fs, pf, rg, col, &own, err);
+	if (rc)
+		return rc;
+	rc = page_decode(fs, pf, pfs_cobj_obj(own), &k, page, out, err);
 	pfs_cache_release(fs->cache, own);
 	return rc;
+}
+
+/* How many pages a chunk has, for looking one up by number: the layout's
+ * when it is cached, else the offset index's when it can stand in for the
+ * walk (a lookup then reads no page header), else the walked layout's. */
+int pfs_page_count(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t *n)
+{
+	*n = 0;
+	if (!pf->f)
+		return -EIO;
+	pfs_key lk = pfs_key_make(pf->gen, PFS_C_LAYOUT, rg, col, 0);
+	pfs_cobj *lo = pfs_cache_get(fs->meta, &lk);
+	pq_error err;
+	if (!lo && pq_chunk_index_num_pages(pf->f, rg, col, n, &err) == PQ_OK)
+		return 0;
+	int rc = lo ? 0 : pfs_layout_get(fs, pf, rg, col, &lo, &err);
+	if (rc)
+		return rc;
+	*n = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->num_pages;
+	pfs_cache_release(fs->cache, lo);
+	return 0;
 }
 
 /* ---- error.txt of chunks and pages ---------------------------------------------- */

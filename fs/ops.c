@@ -644,12 +644,19 @@ static void pfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 
 /* Without staging/ (its layer reports SOURCE's space), nothing can be
  * written: a read-only filesystem. */
+/* Without staging/: the source's size (its backend's statfs: SOURCE's
+ * filesystem, the spool of an S3 mount, an HTTP object's size), with
+ * nothing free, since nothing can be written. */
 static void pfs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	(void)ino;
 	struct statvfs sv;
-	memset(&sv, 0, sizeof sv);
-	sv.f_bsize = sv.f_frsize = 4096;
+	if (pfs_source_statfs(fs_of(req), &sv) != 0) {
+		memset(&sv, 0, sizeof sv);
+		sv.f_bsize = sv.f_frsize = 4096;
+	}
+	sv.f_bfree = sv.f_bavail = 0;
+	sv.f_ffree = sv.f_favail = 0;
 	sv.f_namemax = 255;
 	sv.f_flag = ST_NOSUID | ST_NODEV | ST_RDONLY;
 	fuse_reply_statfs(req, &sv);

@@ -431,6 +431,9 @@ bool pfs_chunk_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col);
 bool pfs_page_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t page);
 int pfs_layout_get(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, pfs_cobj **out,
 		   pq_error *err);
+/* The number of pages of a chunk for a lookup by number (the offset
+ * index's when it can stand in for the walk). */
+int pfs_page_count(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t *n);
 /* Page info of a page of a layout (PFS_DICT: the dictionary), or NULL. */
 const pq_page_info *pfs_layout_page(const pq_chunk_layout *l, uint32_t page);
 /* Size of one chunk-level values.txt / levels.txt (renders its pages). */

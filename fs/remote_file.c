@@ -491,6 +491,7 @@ static void remote_close(void *impl)
 }
 
 static const pq_source_ops remote_ops = {
+	.far = true,
 	.pread = remote_pread,
 	.size = remote_size,
 	.identity = remote_identity,

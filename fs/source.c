@@ -451,6 +451,8 @@ int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
 		return fuse_reply_err(req, ENOMEM);
 	pq_error err = {0};
 	pq_status st = pq_source_pread(pf->io, buf, n, off, &err);
+	if (st != PQ_OK) /* the errno alone would not say why (a changed object, ...) */
+		pfs_log(LOG_WARNING, "%s: %s", pf->src->path, err.msg);
 	int rc = st == PQ_OK ? fuse_reply_buf(req, (const char *)buf, n)
 			     : fuse_reply_err(req, pq_status_errno(st));
 	free(buf);

@@ -171,12 +171,18 @@ static pq_status http_open(void *be, const char *rel, pq_source **out, pq_error 
 	return pfs_remote_open(h->http, &h->budget, h->url, h->name, size, etag, out, err);
 }
 
+/* One read-only object: df shows its size as used, nothing free (HTTP
+ * sources have no staging), one file. */
 static int http_statfs(void *be, struct statvfs *sv)
 {
-	(void)be;
+	hsrc *h = be;
 	memset(sv, 0, sizeof *sv);
 	sv->f_bsize = sv->f_frsize = 4096;
 	sv->f_namemax = 255;
+	pthread_mutex_lock(&h->lock);
+	sv->f_blocks = (fsblkcnt_t)((h->size + 4095) / 4096);
+	pthread_mutex_unlock(&h->lock);
+	sv->f_files = 1;
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /* The S3 SOURCE backend (pfs_source.h): s3://BUCKET/PREFIX. A directory
  * of SOURCE is one ListObjectsV2 listing of PREFIX/rel/ with delimiter
  * '/' (every page of it): its common prefixes are the sub-directories,
- * its objects with a Parquet name (.parquet, .parq, .pq, any case) the
+ * its objects with a Parquet name (.parquet, .parq, .pq, .parquet.aruna, any case) the
  * files; nothing else is shown. A listing is kept for metadata_ttl
  * seconds and answers stat as well (no HEAD per object), so `ls -l` of a
  * directory costs its pages of listing and no object body. Files are
@@ -17,8 +17,10 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "pq_aruna.h"
 #include "pfs.h"
 #include "remote_disk.h"
 #include "remote_file.h"
@@ -55,6 +57,8 @@ static time_t now_s(void)
 bool pfs_s3_is_parquet_name(const char *name)
 {
 	static const char *const sfx[] = {".parquet", ".parq", ".pq"};
+	if (pq_aruna_name(name))
+		return true; /* a container of Parquet (interface.md, ARUNA containers) */
 	size_t n = strlen(name);
 	for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
 		size_t k = strlen(sfx[i]);
@@ -525,9 +529,15 @@ static pq_status s3_open(void *be, const char *rel, pq_source **out, pq_error *e
 	return pfs_remote_open(s->http, &s->budget, url, name, e.size, e.etag, out, err);
 }
 
+/* A bucket has no capacity to report; what bounds writing through the
+ * mount is the spool: staged bytes stay in spool_dir until uploaded. So
+ * df shows the spool's file system (its size, free space and inodes);
+ * without a spool, "unknown" (zeros) as before. */
 static int s3_statfs(void *be, struct statvfs *sv)
 {
-	(void)be;
+	pfs_s3 *s = be;
+	if (s->spool_dir && statvfs(s->spool_dir, sv) == 0)
+		return 0;
 	memset(sv, 0, sizeof *sv);
 	sv->f_bsize = sv->f_frsize = 4096;
 	sv->f_namemax = 255;

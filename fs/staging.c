@@ -357,8 +357,10 @@ static int touch_dirty(pfs_staging *s, stg_ent *e, bool written)
 			return -errno;
 		e->converted = false;
 	}
-	if (!e->dirty)
+	if (!e->dirty) {
 		stg_error_remove(s, e->rel);
+		stg_retry_mark(s, e->rel, false);
+	}
 	if (!written)
 		e->write_err = 0; /* created or truncated: the old bytes are gone */
 	e->dirty = true;

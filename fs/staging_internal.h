@@ -27,6 +27,7 @@
 #define STG_MARK_OPEN ".open"             /* suffix: a writer has not closed it */
 #define STG_MARK_DONE ".done"             /* suffix: published, handles still open */
 #define STG_ERROR ".error"                /* suffix: why the last conversion failed */
+#define STG_MARK_RETRY ".retry"           /* suffix: it failed for I/O, a remount tries again */
 #define STG_PROGRESS ".progress"          /* suffix: while it converts, how far */
 #define STG_SIDECAR_MAX ((size_t)1 << 20) /* a schema longer than this is refused */
 #define STG_TARGET_LOCKS 16
@@ -122,6 +123,9 @@ void stg_marker_closed(pfs_staging *s, stg_ent *e);
 /* Writes (atomically) or removes the one-line .error of a staged file. */
 void stg_error_write(pfs_staging *s, const char *rel, const char *msg);
 void stg_error_remove(pfs_staging *s, const char *rel);
+/* The .retry marker: set when a conversion failed for I/O (EIO: an upload
+ * the server refused, a disk error), not for its content; cleared else. */
+void stg_retry_mark(pfs_staging *s, const char *rel, bool on);
 /* The store must be the daemon's own: in a world-writable SOURCE a user
  * could otherwise put a link (or a directory of theirs) at
  * SOURCE/.parquetfs and have the daemon write and remove files where they

@@ -481,6 +481,7 @@ int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
 			 e->name, strerror(eno));
 		e->dirty = e->written = false;
 		stg_error_write(s, e->rel, err.msg);
+		stg_retry_mark(s, e->rel, false); /* the bytes are wrong: nothing to retry */
 		pfs_log(LOG_NOTICE, "staging: %s", err.msg);
 		return -eno;
 	}
@@ -494,12 +495,15 @@ int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
 			snprintf(err.msg, sizeof err.msg, "%s: conversion failed (%s)", e->name,
 				 pq_status_name(st));
 		stg_error_write(s, e->rel, err.msg);
+		/* an I/O failure is no verdict on the bytes: a remount retries */
+		stg_retry_mark(s, e->rel, !exists && status_errno(st) == EIO);
 		pfs_log(LOG_NOTICE, "staging: %s", err.msg);
 		/* a container without its key: EACCES, as reading one */
 		return exists ? -EEXIST
 		       : st == PQ_EKEY && stg_sealed(s, t) ? -EACCES : -status_errno(st);
 	}
 	stg_error_remove(s, e->rel);
+	stg_retry_mark(s, e->rel, false);
 	if (t == STG_T_SCHEMA)
 		return 0;
 	char p[PATH_MAX], done[PATH_MAX];

@@ -13,9 +13,13 @@
  *
  * x.csv.progress (shown in staging/) exists while x.csv converts.
  *
+ *   x.csv.retry  its last conversion failed for I/O (EIO: an upload the
+ *                server refused, a disk error), not for its content.
+ *
  * At mount, recovery (a thread of its own) gives every unclosed file an
  * .error, removes .done files, converts every closed staged file that has
- * no .error yet, and removes temporary files of publishing
+ * no .error yet or whose .error came with a .retry marker, and removes
+ * temporary files of publishing
  * (.NAME.parquet.tmp-PID-N) whose process is gone. */
 #include "config.h"
 
@@ -217,6 +221,24 @@ void stg_error_remove(pfs_staging *s, const char *rel)
 		(void)unlink(p);
 }
 
+void stg_retry_mark(pfs_staging *s, const char *rel, bool on)
+{
+	char p[PATH_MAX];
+	if (stg_store_path(s, rel, STG_MARK_RETRY, p, sizeof p) != 0)
+		return;
+	if (!on) {
+		(void)unlink(p);
+		return;
+	}
+	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		pfs_log(LOG_ERR, "%s: %s", p, strerror(errno));
+		return;
+	}
+	close(fd);
+	sync_dir_of(p);
+}
+
 /* ---- recovery ------------------------------------------------------------------ */
 
 static bool has_suffix(const char *name, const char *suffix)
@@ -281,9 +303,15 @@ static void recover_files(pfs_staging *s, const char *rel, DIR *d, bool schemas)
 		    stg_store_path(s, frel, NULL, p, sizeof p) ||
 		    stg_store_path(s, frel, STG_ERROR, ep, sizeof ep))
 			continue;
+		char rp[PATH_MAX];
 		struct stat st;
-		if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || exists(ep))
-			continue; /* an .error: its bytes are known to be bad */
+		/* an .error: its bytes are known to be bad, unless it failed for
+		 * I/O (the .retry marker: an upload the server refused), which a
+		 * remount tries again */
+		if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    (exists(ep) && (stg_store_path(s, frel, STG_MARK_RETRY, rp, sizeof rp) ||
+				    !exists(rp))))
+			continue;
 		stg_ent *e = stg_ent_get(s, frel);
 		if (!e)
 			continue;

@@ -138,9 +138,19 @@ static int lookup_generated(const pfs_kctx *c, uint32_t kind, const char *name, 
 			return -ENOENT;
 		k.col = l->index;
 	} else {
-		uint32_t *coord;
-		/* parse first: counting pages may load the chunk's layout */
-		if (!parse_index(name, &i) || i >= gen_count(c, d->naming, &k, &coord))
+		uint32_t *coord, n = 0;
+		/* parse first: counting pages may load the chunk's layout. A page
+		 * is looked up by the offset index's count when it can say, so
+		 * reaching one page reads none of the others (pfs_page_count). */
+		if (!parse_index(name, &i))
+			return -ENOENT;
+		if (d->naming == PFS_NAME_PAGE) {
+			coord = &k.page;
+			(void)pfs_page_count(c->fs, c->pf, c->k->rg, c->k->col, &n);
+		} else {
+			n = gen_count(c, d->naming, &k, &coord);
+		}
+		if (i >= n)
 			return -ENOENT;
 		*coord = i;
 	}

@@ -65,6 +65,13 @@ $ARUNA seal $K "$P/small.parquet" "$S/Small.PARQUET.ARUNA" || fail "seal small"
 cp "$S/Small.PARQUET.ARUNA" "$S/nokey/small.parquet.aruna"
 # ---- every broken kind, of the three-chunk file
 $ARUNA broken all $K "$P/three.parquet" "$S/bad" --nonce-seed 1 || fail "aruna.py broken all"
+# and a damaged block in chunk 0 (one byte of block 0's ciphertext flipped)
+python3 - "$S/three.parquet.aruna" "$S/bad/chunk0_damaged.parquet.aruna" <<'PY'
+import sys
+c = bytearray(open(sys.argv[1], "rb").read())
+c[1000] ^= 0x40
+open(sys.argv[2], "wb").write(c)
+PY
 
 mount_fs "$M" -o "key_file=$WORK/keys" "$S" || exit 1
 bad=0
@@ -107,8 +114,8 @@ whole footer_list_sum "Block_List adds up to"
 whole second_frame "footer missing"
 whole padding_no_footer "footer missing"
 
-# ---- one chunk refused (chunk 1: chunk 0 holds the magic every open reads, the
-# last the Parquet footer): its reads fail, the others read, verify.txt fails
+# ---- one chunk refused (chunk 1; chunk 0 below; the last holds the Parquet
+# footer): its reads fail, the others read, verify.txt fails
 # (verify.txt, a whole size pass, for two of them: CI time)
 chunk1() { # kind [verify]
 	local d=$M/bad/$1.parquet.aruna
@@ -126,6 +133,16 @@ chunk1 damaged_block verify
 chunk1 chunk_two_frames
 chunk1 chunk_short
 chunk1 blocks_swapped verify
+# chunk 0 damaged: the file opens (the footer is in the last chunk; the leading
+# magic is checked by the first chunk's read, not at open), chunk 0's reads
+# fail with EIO, the others read
+d=$M/bad/chunk0_damaged.parquet.aruna
+if [ -e "$d/schema.txt" ] && [ ! -e "$d/error.txt" ] && [ "$(errno_at "$d/file.parquet" 100)" = EIO ] &&
+	[ "$(errno_at "$d/file.parquet" $((2 * MIB + 100)))" = ok ] && [ "$(errno_of "$d/row_groups/0/data.csv")" = EIO ]; then
+	ok "chunk 0 damaged: the file opens, chunk 0's reads fail with EIO, chunk 2 reads"
+else
+	fail "chunk 0 damaged: want schema.txt, chunk 0 EIO, chunk 2 ok: $(cat "$d/error.txt" 2>&1 | head -c 300)"
+fi
 
 # ---- no key: error.txt names it, file.parquet EACCES; the rest unaffected
 grep -q "container:" "$M/nokey/small.parquet.aruna/error.txt" &&

@@ -174,32 +174,52 @@ static const pq_source_ops cnt_ops = {
 	.pread = cnt_pread, .size = cnt_size, .identity = cnt_identity, .close = cnt_close,
 };
 
-static pq_source *counting_new(const void *p, size_t n, counting **c)
+/* The same, saying its reads are costly (as a remote object's are). */
+static const pq_source_ops far_ops = {
+	.pread = cnt_pread, .size = cnt_size, .identity = cnt_identity, .close = cnt_close,
+	.far = true,
+};
+
+static pq_source *counting_new_ops(const void *p, size_t n, const pq_source_ops *ops,
+				   counting **c)
 {
 	*c = calloc(1, sizeof **c);
 	ck_assert(*c);
 	pq_error err;
 	ck_assert_int_eq(pq_source_mem_new(p, n, true, &(*c)->inner, &err), PQ_OK);
 	pq_source *s;
-	ck_assert_int_eq(pq_source_new(&cnt_ops, *c, &s, &err), PQ_OK);
+	ck_assert_int_eq(pq_source_new(ops, *c, &s, &err), PQ_OK);
 	return s;
+}
+
+static pq_source *counting_new(const void *p, size_t n, counting **c)
+{
+	return counting_new_ops(p, n, &cnt_ops, c);
 }
 
 static char colnames[MAXEL][8]; /* c0, c1, ... (schema names must outlive it) */
 
 /* A file written by the writer: ncols INT64 columns, rgs row groups of
  * rows rows. Returns its bytes. */
+static uint8_t *write_file_opts(uint32_t ncols, int rgs, size_t rows, const pq_write_options *o,
+				size_t *len);
 static uint8_t *write_file(uint32_t ncols, int rgs, size_t rows, size_t *len)
+{
+	pq_write_options o;
+	pq_write_options_init(&o);
+	return write_file_opts(ncols, rgs, rows, &o, len);
+}
+
+static uint8_t *write_file_opts(uint32_t ncols, int rgs, size_t rows, const pq_write_options *o,
+				size_t *len)
 {
 	els e;
 	e.n = 0;
 	grp(&e, "schema", -1, (int)ncols);
 	for (uint32_t c = 0; c < ncols; c++)
 		prim(&e, colnames[c], PQ_REQUIRED, PQ_INT64);
-	pq_write_options o;
-	pq_write_options_init(&o);
 	wfile x;
-	wopen(&x, &e, &o);
+	wopen(&x, &e, o);
 	int64_t *v = malloc(rows * sizeof *v);
 	ck_assert(v);
 	for (int r = 0; r < rgs; r++) {
@@ -280,6 +300,117 @@ START_TEST(test_open_large_file_two_reads)
 }
 END_TEST
 
+/* A far source opens with the tail read alone; its leading magic is
+ * checked by the first chunk's read (from offset 4, extended to 0), which
+ * fails with the message opening gives a near source. */
+START_TEST(test_open_far_source_one_read)
+{
+	size_t n;
+	uint8_t *p = write_file(2, 1, 40000, &n);
+	ck_assert_uint_gt(n, 64 << 10);
+	counting *c;
+	pq_source *s = counting_new_ops(p, n, &far_ops, &c);
+	pq_file *f;
+	pq_error err;
+	ck_assert_msg(pq_file_open(s, "far.parquet", NULL, &f, &err) == PQ_OK, "%s", err.msg);
+	ck_assert_int_eq(c->reads, 1); /* the tail: no read at offset 0 */
+	char *csv = render(f, PQ_ROWS_CSV);
+	pq_file_free(f);
+	pq_source_unref(s);
+	char *want;
+	ck_assert_int_eq(open_counting(p, n, &want), 2);
+	ck_assert_str_eq(csv, want);
+	free(csv);
+	free(want);
+
+	memcpy(p, "XXXX", 4);
+	s = counting_new_ops(p, n, &far_ops, &c);
+	ck_assert_msg(pq_file_open(s, "far.parquet", NULL, &f, &err) == PQ_OK, "%s", err.msg);
+	ck_assert_int_eq(c->reads, 1);
+	pq_chunk_layout *l;
+	ck_assert_int_eq(pq_chunk_layout_load(f, 0, 0, &l, &err), PQ_ECORRUPT);
+	ck_assert_msg(strstr(err.msg, "not a Parquet file: magic at start is 'XXXX', expected PAR1 "
+				      "like the end"), "%s", err.msg);
+	/* and again: a failed check is not remembered as passed */
+	ck_assert_int_eq(pq_chunk_layout_load(f, 0, 1, &l, &err), PQ_OK); /* not at offset 0..4 */
+	pq_chunk_layout_free(l);
+	ck_assert_int_eq(pq_chunk_layout_load(f, 0, 0, &l, &err), PQ_ECORRUPT);
+	pq_file_free(f);
+	pq_source_unref(s);
+	/* a near source still refuses it at open */
+	ck_assert_int_eq(pq_source_mem_new(p, n, false, &s, &err), PQ_OK);
+	ck_assert_int_eq(pq_file_open(s, "x", NULL, &f, &err), PQ_ECORRUPT);
+	ck_assert_str_eq(err.msg, "not a Parquet file: magic at start is 'XXXX', expected PAR1 like the end");
+	pq_source_unref(s);
+	free(p);
+}
+END_TEST
+
+/* One page located through the offset index is the walk's page (offsets,
+ * sizes, counts, rows), read alone; the index's page count is the walk's;
+ * without an offset index both refuse, so callers walk. */
+START_TEST(test_layout_one_page)
+{
+	pq_write_options o;
+	pq_write_options_init(&o);
+	o.page_size = 4096;
+	for (int pass = 0; pass < 2; pass++) {
+		o.page_index = pass == 0;
+		size_t n;
+		uint8_t *p = write_file_opts(2, 2, 20000, &o, &n);
+		counting *c;
+		pq_source *s = counting_new(p, n, &c);
+		pq_file *f;
+		pq_error err;
+		ck_assert_msg(pq_file_open(s, "pages.parquet", NULL, &f, &err) == PQ_OK, "%s", err.msg);
+		pq_source_unref(s);
+		for (uint32_t rg = 0; rg < 2; rg++) {
+			for (uint32_t col = 0; col < 2; col++) {
+				pq_chunk_layout *l, *one;
+				ck_assert_int_eq(pq_chunk_layout_load(f, rg, col, &l, &err), PQ_OK);
+				ck_assert_uint_gt(l->num_pages, 10);
+				uint32_t np;
+				if (pass == 1) {
+					ck_assert_int_eq(pq_chunk_index_num_pages(f, rg, col, &np, &err), PQ_EUNSUPPORTED);
+					ck_assert_int_eq(pq_chunk_layout_load_page(f, rg, col, 1, &one, &err), PQ_EUNSUPPORTED);
+					pq_chunk_layout_free(l);
+					continue;
+				}
+				ck_assert_int_eq(pq_chunk_index_num_pages(f, rg, col, &np, &err), PQ_OK);
+				ck_assert_uint_eq(np, l->num_pages);
+				for (uint32_t pg = 0; pg < np; pg++) {
+					int before = c->reads;
+					ck_assert_msg(pq_chunk_layout_load_page(f, rg, col, pg, &one, &err) == PQ_OK, "%s", err.msg);
+					/* the offset index, the page's bytes, the dictionary page when needed */
+					ck_assert_int_eq(c->reads - before, 2 + (one->dict != NULL));
+					const pq_page_info *a = &one->pages[0], *b = &l->pages[pg];
+					ck_assert_uint_eq(one->first_page, pg);
+					ck_assert_uint_eq(one->num_pages, 1);
+					ck_assert_uint_eq(a->header_offset, b->header_offset);
+					ck_assert_uint_eq(a->header_len, b->header_len);
+					ck_assert_uint_eq(a->body_offset, b->body_offset);
+					ck_assert_uint_eq(a->body_len, b->body_len);
+					ck_assert_uint_eq(a->num_slots, b->num_slots);
+					ck_assert_uint_eq(a->first_slot, b->first_slot);
+					ck_assert_uint_eq(a->first_row, b->first_row);
+					ck_assert_uint_eq(a->num_rows, b->num_rows);
+					ck_assert_int_eq(a->rows_known, b->rows_known);
+					/* the dictionary only for a page that needs it */
+					ck_assert(!one->dict == !pq_page_wants_dict(a));
+					if (one->dict)
+						ck_assert_uint_eq(one->dict->body_offset, l->dict->body_offset);
+					pq_chunk_layout_free(one);
+				}
+				ck_assert_int_eq(pq_chunk_layout_load_page(f, rg, col, np, &one, &err), PQ_EUNSUPPORTED);
+				pq_chunk_layout_free(l);
+			}
+		}
+		pq_file_free(f);
+		free(p);
+	}
+}
+END_TEST
+
 START_TEST(test_open_footer_beyond_the_tail)
 {
 	size_t n;
@@ -338,6 +469,8 @@ int main(void)
 	tcase_add_test(tc, test_open_small_file_one_read);
 	tcase_add_test(tc, test_open_large_file_two_reads);
 	tcase_add_test(tc, test_open_footer_beyond_the_tail);
+	tcase_add_test(tc, test_open_far_source_one_read);
+	tcase_add_test(tc, test_layout_one_page);
 	tcase_add_test(tc, test_open_errors_from_memory);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

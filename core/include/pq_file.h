@@ -96,6 +96,7 @@ typedef struct pq_chunk_layout {
 	pq_page_info *dict;     /* dictionary page or NULL */
 	pq_page_info *pages;    /* data pages (v1 and v2), in file order */
 	uint32_t num_pages;
+	uint32_t first_page;    /* the number of pages[0]: 0, but for one page */
 	uint32_t num_index_pages; /* skipped */
 	uint64_t num_slots;     /* sum of data page num_values */
 	pq_arena arena;
@@ -106,6 +107,25 @@ typedef struct pq_chunk_layout {
 pq_status pq_chunk_layout_load(const pq_file *f, uint32_t rg, uint32_t col,
 			       pq_chunk_layout **out, pq_error *err);
 void pq_chunk_layout_free(pq_chunk_layout *l);
+
+/* Data page `page` of a chunk located through its offset index, reading
+ * only that page (and the dictionary page when the page is
+ * dictionary-encoded): a layout whose pages[0] is that page (first_page =
+ * page, num_pages = 1) and whose dict is set only when the page needs it.
+ * In a nested column first_slot is unknown (0). Fails (PQ_EUNSUPPORTED, or
+ * PQ_ECORRUPT naming the disagreement) when the chunk has no usable offset
+ * index or the page's header disagrees with it: the caller then walks the
+ * chunk (pq_chunk_layout_load), whose pages and messages are the contract. */
+pq_status pq_chunk_layout_load_page(const pq_file *f, uint32_t rg, uint32_t col, uint32_t page,
+				    pq_chunk_layout **out, pq_error *err);
+/* How many data pages the chunk's offset index lists, when it can stand in
+ * for the walk (plaintext chunk, pages back to back from data_page_offset to
+ * the chunk's end, rows from 0 increasing within the row group, a flat
+ * column's num_values equal to its rows); PQ_EUNSUPPORTED otherwise. */
+pq_status pq_chunk_index_num_pages(const pq_file *f, uint32_t rg, uint32_t col, uint32_t *n,
+				   pq_error *err);
+/* Whether a data page's values are dictionary-encoded (need the dictionary). */
+bool pq_page_wants_dict(const pq_page_info *page);
 
 /* ---- Page bodies and decoded pages ---------------------------------------- */
 

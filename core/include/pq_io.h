@@ -68,6 +68,11 @@ typedef struct pq_source_ops {
 	int (*fd)(void *impl);
 	/* Frees impl (at the last pq_source_unref). */
 	void (*close)(void *impl);
+	/* Every read costs a round trip or more (a remote object, a container
+	 * whose chunks decrypt whole): core then reads nothing a view does not
+	 * need, and checks the leading magic with the first read that starts
+	 * within the file's first bytes instead of reading it at open. */
+	bool far;
 } pq_source_ops;
 
 /* Wraps an implementation (one reference). impl is taken over: on failure
@@ -98,6 +103,8 @@ const pq_identity *pq_source_identity(const pq_source *s);
  * (a file rewritten in place). Costs what ops->current costs (fstat):
  * callers decide how often. */
 pq_status pq_source_check(const pq_source *s, pq_error *err);
+/* ops->far: reads are costly (see pq_source_ops). */
+bool pq_source_far(const pq_source *s);
 /* The descriptor for zero-copy replies, or -1 when the source has none. */
 int pq_source_fd(const pq_source *s);
 /* The implementation behind s when it was made with ops, else NULL: how a

@@ -81,6 +81,11 @@ pq_status pq_source_pread(const pq_source *s, void *buf, size_t len, uint64_t of
 	return s->ops->pread(s->impl, buf, len, off, err);
 }
 
+bool pq_source_far(const pq_source *s)
+{
+	return s->ops->far;
+}
+
 uint64_t pq_source_size(const pq_source *s)
 {
 	return s->size;

@@ -457,6 +457,7 @@ static void aruna_close(void *impl)
 }
 
 static const pq_source_ops aruna_ops = {
+	.far = true,
 	.pread = aruna_pread,
 	.size = aruna_size,
 	.identity = aruna_identity,

@@ -10,9 +10,35 @@
 
 #include "format/pq_footer.h"
 
+/* A read starting within the first bytes of a file whose leading magic
+ * is not checked yet: read from offset 0 in the same request, check the
+ * magic as opening would have (the same message), then serve the read. */
+static pq_status pread_checking_head(const pq_file *f, void *buf, size_t len, uint64_t offset,
+				     pq_error *err)
+{
+	PQ_CHECK(len <= SIZE_MAX - (size_t)offset, err, PQ_ELIMIT, "read of %zu bytes", len);
+	size_t n = (size_t)offset + len;
+	uint8_t *tmp = malloc(n > PQ_MAGIC_LEN ? n : PQ_MAGIC_LEN);
+	PQ_CHECK(tmp, err, PQ_ENOMEM, "no memory for a %zu-byte read", n);
+	pq_status st = pq_source_pread(f->src, tmp, n, 0, err);
+	pq_footer_loc loc;
+	if (st == PQ_OK && n < PQ_MAGIC_LEN)
+		st = pq_source_pread(f->src, tmp, PQ_MAGIC_LEN, 0, err);
+	if (st == PQ_OK)
+		st = pq_footer_locate(tmp, f->end8, f->size, &loc, err);
+	if (st == PQ_OK) {
+		memcpy(buf, tmp + offset, len);
+		__atomic_store_n(&((pq_file *)f)->head_ok, true, __ATOMIC_RELEASE);
+	}
+	free(tmp);
+	return st;
+}
+
 pq_status pq_file_pread(const pq_file *f, void *buf, size_t len, uint64_t offset,
 			pq_error *err)
 {
+	if (offset <= PQ_HEAD_REACH && !__atomic_load_n(&f->head_ok, __ATOMIC_ACQUIRE))
+		return pread_checking_head(f, buf, len, offset, err);
 	return pq_source_pread(f->src, buf, len, offset, err);
 }
 
@@ -54,7 +80,10 @@ static pq_status footer_raw(pq_file *f, const pq_footer_loc *loc, const uint8_t 
 }
 
 /* One speculative read of the file's tail usually holds the footer (and,
- * for a small file, the leading magic): opening costs one or two reads. */
+ * for a small file, the leading magic): opening costs one or two reads,
+ * one from a far source (its leading magic is checked later, see
+ * pq_file_pread: a remote object's metadata.txt takes one GET, and a
+ * container's chunk 0 is not decrypted just for four bytes). */
 static pq_status open_footer(pq_file *f, const pq_keyring *keys, pq_error *err)
 {
 	PQ_CHECK(f->size >= 12, err, PQ_ECORRUPT,
@@ -64,11 +93,17 @@ static pq_status open_footer(pq_file *f, const pq_keyring *keys, pq_error *err)
 	uint8_t *tail = malloc(tail_len);
 	PQ_CHECK(tail, err, PQ_ENOMEM, "no memory to open a file");
 	uint8_t head[4];
+	f->head_ok = true; /* opening's own reads go straight to the source */
 	pq_status st = pq_file_pread(f, tail, tail_len, f->size - tail_len, err);
+	if (st == PQ_OK)
+		memcpy(f->end8, tail + tail_len - 8, 8);
+	f->head_ok = tail_len == f->size || !pq_source_far(f->src);
 	if (st == PQ_OK && tail_len == f->size)
 		memcpy(head, tail, 4);
-	else if (st == PQ_OK)
+	else if (st == PQ_OK && f->head_ok)
 		st = pq_file_pread(f, head, 4, 0, err);
+	else if (st == PQ_OK)
+		memcpy(head, tail + tail_len - 4, 4); /* stands in until checked */
 	pq_footer_loc loc;
 	if (st == PQ_OK)
 		st = pq_footer_locate(head, tail + tail_len - 8, f->size, &loc, err);

@@ -66,7 +66,13 @@ struct pq_file {
 	pq_file_crypto *crypto; /* NULL for a plaintext file */
 	uint64_t page_budget;   /* memory one page may take to decode */
 	pq_budget *budget;      /* what decoded pages and row readers are charged to, or NULL */
+	/* A far source's leading magic is checked by the first read starting
+	 * at most PQ_HEAD_REACH bytes in (file.c), not at open: head_ok is
+	 * set (atomically) once it was. end8: the file's last 8 bytes. */
+	bool head_ok;
+	uint8_t end8[8];
 };
+#define PQ_HEAD_REACH 4
 
 /* ---- file_crypto.c: modular encryption on the read side ---- */
 
@@ -113,6 +119,9 @@ void pq_text_bound(pq_buf *out, const pq_leaf *leaf, pq_bytes b);
  * the first (-1 when none); PQ_EINVAL when the chunk has no offset index. */
 pq_status pq_chunk_offset_index_pages(const pq_file *f, uint32_t rg, uint32_t col, uint32_t *n,
 				      int64_t *first_offset, pq_error *err);
+/* The chunk's offset index, decoded into oi (its lists in a). */
+pq_status pq_chunk_offset_index_read(const pq_file *f, uint32_t rg, uint32_t col,
+				     pq_offset_index *oi, pq_arena *a, pq_error *err);
 /* "row group 1, column a.b" for messages. */
 void pq_file_where(const pq_file *f, uint32_t rg, uint32_t col, char *buf, size_t len);
 

@@ -20,7 +20,8 @@ static void page_where(const pq_file *f, const pq_chunk_layout *l, const pq_page
 		snprintf(buf, len, "%s, dictionary page at offset %llu", w,
 			 (unsigned long long)page->header_offset);
 	else
-		snprintf(buf, len, "%s, page %td at offset %llu", w, page - l->pages,
+		snprintf(buf, len, "%s, page %llu at offset %llu", w,
+			 (unsigned long long)(page - l->pages) + l->first_page,
 			 (unsigned long long)page->header_offset);
 }
 
@@ -70,7 +71,7 @@ static pq_status decrypt_body(const pq_file *f, const pq_chunk_layout *l, const 
 	uint8_t *plain = pq_arena_alloc(arena, *raw_len ? *raw_len : 1);
 	PQ_CHECK(plain, err, PQ_ENOMEM, "no memory for %zu bytes", *raw_len);
 	PQ_TRY(pq_chunk_decrypt(f, l->rg, l->col, dict ? PQ_MOD_DICT_PAGE : PQ_MOD_DATA_PAGE,
-				dict ? 0 : (uint32_t)(page - l->pages), *raw, *raw_len, plain, raw_len,
+				dict ? 0 : (uint32_t)(page - l->pages) + l->first_page, *raw, *raw_len, plain, raw_len,
 				err));
 	*raw = plain;
 	return PQ_OK;

@@ -299,6 +299,20 @@ bool pq_column_has_levels(const pq_file *f, uint32_t col)
 	return leaf && (leaf->max_def > 0 || leaf->max_rep > 0);
 }
 
+pq_status pq_chunk_offset_index_read(const pq_file *f, uint32_t rg, uint32_t col,
+				     pq_offset_index *oi, pq_arena *a, pq_error *err)
+{
+	memset(oi, 0, sizeof *oi);
+	PQ_CHECK(pq_chunk_has_offset_index(f, rg, col), err, PQ_EINVAL, "no offset index");
+	const pq_column_chunk *c = pq_file_chunk(f, rg, col);
+	uint8_t *raw = NULL;
+	pq_status st = read_struct(f, rg, col, PQ_MOD_OFFSET_INDEX, PQ_S_OFFSET_INDEX,
+				   c->offset_index_offset, c->offset_index_length, oi, a, &raw,
+				   "offset index", err);
+	free(raw); /* the decoded lists live in a */
+	return st;
+}
+
 pq_status pq_chunk_offset_index_pages(const pq_file *f, uint32_t rg, uint32_t col, uint32_t *n,
 				      int64_t *first_offset, pq_error *err)
 {
@@ -306,16 +320,12 @@ pq_status pq_chunk_offset_index_pages(const pq_file *f, uint32_t rg, uint32_t co
 	const pq_column_chunk *c = pq_file_chunk(f, rg, col);
 	pq_arena a;
 	pq_arena_init(&a, (size_t)c->offset_index_length * 64 + (1u << 20));
-	pq_offset_index oi = {0};
-	uint8_t *raw = NULL;
-	pq_status st = read_struct(f, rg, col, PQ_MOD_OFFSET_INDEX, PQ_S_OFFSET_INDEX,
-				   c->offset_index_offset, c->offset_index_length, &oi, &a, &raw,
-				   "offset index", err);
+	pq_offset_index oi;
+	pq_status st = pq_chunk_offset_index_read(f, rg, col, &oi, &a, err);
 	if (st == PQ_OK) {
 		*n = oi.page_locations.n;
 		*first_offset = oi.page_locations.n ? oi.page_locations.v[0].offset : -1;
 	}
-	free(raw);
 	pq_arena_free(&a);
 	return st;
 }

@@ -317,3 +317,182 @@ void pq_chunk_layout_free(pq_chunk_layout *l)
 	pq_arena_free(&l->arena);
 	free(l);
 }
+
+/* ---- One page, located through the offset index ---------------------------
+ * Reading one page of a remote file must not fetch the chunk's pages before
+ * it: the offset index says where the page is. It is trusted only as far as
+ * it agrees with the chunk's metadata and with the page's own header;
+ * anything else is left to the walk above, whose pages are the contract. */
+
+typedef struct index_view {
+	pq_arena arena;
+	pq_offset_index oi;
+	uint64_t off, len; /* the chunk's range */
+	int64_t rows;      /* the row group's */
+} index_view;
+
+/* Loads the offset index into x and checks that it can stand in for the
+ * walk: plaintext chunk, pages back to back from data_page_offset to the
+ * chunk's end, first rows from 0 strictly increasing within the row group,
+ * and (flat column: one slot a row) num_values equal to the rows, so the
+ * walk would end at the index's last page. x->arena is always set up. */
+static bool index_usable(const pq_file *f, uint32_t rg, uint32_t col, index_view *x)
+{
+	pq_arena_init(&x->arena, 0);
+	memset(&x->oi, 0, sizeof x->oi);
+	pq_error e;
+	const pq_column_meta_data *m;
+	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
+	if (!leaf || pq_file_chunk_crypto(f, rg, col) || !pq_chunk_has_offset_index(f, rg, col) ||
+	    pq_file_chunk_meta_checked(f, rg, col, &m, &e) != PQ_OK ||
+	    pq_chunk_range(f, rg, col, &x->off, &x->len, &e) != PQ_OK)
+		return false;
+	const pq_column_chunk *c = pq_file_chunk(f, rg, col);
+	pq_arena_free(&x->arena);
+	pq_arena_init(&x->arena, (size_t)c->offset_index_length * 64 + (1u << 20));
+	if (pq_chunk_offset_index_read(f, rg, col, &x->oi, &x->arena, &e) != PQ_OK)
+		return false;
+	x->rows = f->md.row_groups.v[rg].num_rows;
+	uint32_t n = x->oi.page_locations.n;
+	const pq_page_location *v = x->oi.page_locations.v;
+	if (n == 0 || x->rows <= 0 || (leaf->max_rep == 0 && m->num_values != x->rows) ||
+	    v[0].offset != m->data_page_offset || (uint64_t)v[0].offset < x->off ||
+	    v[0].first_row_index != 0 || v[n - 1].first_row_index >= x->rows)
+		return false;
+	uint64_t at = (uint64_t)v[0].offset, end = x->off + x->len;
+	for (uint32_t i = 0; i < n; i++) {
+		if (v[i].offset < 0 || (uint64_t)v[i].offset != at || v[i].compressed_page_size <= 0 ||
+		    (i && v[i].first_row_index <= v[i - 1].first_row_index))
+			return false;
+		at += (uint64_t)v[i].compressed_page_size;
+		if (at > end)
+			return false;
+	}
+	return at == end;
+}
+
+pq_status pq_chunk_index_num_pages(const pq_file *f, uint32_t rg, uint32_t col, uint32_t *n,
+				   pq_error *err)
+{
+	index_view x;
+	bool ok = index_usable(f, rg, col, &x);
+	*n = ok ? x.oi.page_locations.n : 0;
+	pq_arena_free(&x.arena);
+	return ok ? PQ_OK : pq_fail(err, PQ_EUNSUPPORTED, "no offset index to count pages by");
+}
+
+bool pq_page_wants_dict(const pq_page_info *page)
+{
+	const pq_page_header *h = &page->header;
+	int32_t enc = h->type == PQ_PAGE_DATA_V2 ? h->data_page_header_v2.encoding
+		    : h->type == PQ_PAGE_DATA   ? h->data_page_header.encoding
+						: -1;
+	return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
+}
+
+/* The data page header read at loc against its index entry (rows: the
+ * rows the index gives it). Fills pi as the walk would. */
+static pq_status index_page_check(const pq_leaf *leaf, const pq_page_location *loc, int64_t rows,
+				  pq_page_info *pi, pq_error *err)
+{
+	const pq_page_header *h = &pi->header;
+	int32_t nv;
+	if (h->type == PQ_PAGE_DATA && h->has_data_page_header) {
+		nv = h->data_page_header.num_values;
+		pi->rows_known = leaf->max_rep == 0;
+		pi->num_rows = pi->rows_known ? (uint32_t)(nv < 0 ? 0 : nv) : 0;
+	} else if (h->type == PQ_PAGE_DATA_V2 && h->has_data_page_header_v2) {
+		nv = h->data_page_header_v2.num_values;
+		pi->rows_known = h->data_page_header_v2.num_rows >= 0;
+		pi->num_rows = (uint32_t)(pi->rows_known ? h->data_page_header_v2.num_rows : 0);
+	} else {
+		return pq_fail(err, PQ_ECORRUPT, "the offset index points at a page of type %d", h->type);
+	}
+	PQ_CHECK(nv >= 0 && h->compressed_page_size >= 0 && h->uncompressed_page_size >= 0, err,
+		 PQ_ECORRUPT, "negative counts in the page header the offset index points at");
+	PQ_CHECK((int64_t)pi->header_len + h->compressed_page_size == loc->compressed_page_size, err,
+		 PQ_ECORRUPT, "page of %u + %d bytes, the offset index says %d", pi->header_len,
+		 h->compressed_page_size, loc->compressed_page_size);
+	PQ_CHECK(!pi->rows_known || (int64_t)pi->num_rows == rows, err, PQ_ECORRUPT,
+		 "page of %u rows, the offset index says %lld", pi->num_rows, (long long)rows);
+	pi->body_offset = pi->header_offset + pi->header_len;
+	pi->body_len = (uint32_t)h->compressed_page_size;
+	pi->num_slots = (uint32_t)nv;
+	pi->first_row = (uint64_t)loc->first_row_index;
+	/* one slot a row in a flat column; unknown in a nested one */
+	pi->first_slot = leaf->max_rep == 0 ? pi->first_row : 0;
+	return PQ_OK;
+}
+
+/* The dictionary page filling [off, off + len), the bytes before the
+ * first data page. */
+static pq_status index_dict(window *w, uint64_t off, uint64_t len, pq_page_info *d,
+			    pq_arena *arena, pq_error *err)
+{
+	memset(d, 0, sizeof *d);
+	d->header_offset = off;
+	w->first = len > (1u << 20) ? (1u << 20) : (size_t)len;
+	PQ_TRY(read_header(w, off, &d->header, &d->header_len, arena, err));
+	const pq_page_header *h = &d->header;
+	PQ_CHECK(h->type == PQ_PAGE_DICTIONARY && h->has_dictionary_page_header &&
+			 h->compressed_page_size >= 0 && h->uncompressed_page_size >= 0 &&
+			 (uint64_t)d->header_len + (uint64_t)h->compressed_page_size == len,
+		 err, PQ_ECORRUPT, "the %llu bytes before the first data page are not one dictionary page",
+		 (unsigned long long)len);
+	d->body_offset = off + d->header_len;
+	d->body_len = (uint32_t)h->compressed_page_size;
+	return PQ_OK;
+}
+
+pq_status pq_chunk_layout_load_page(const pq_file *f, uint32_t rg, uint32_t col, uint32_t page,
+				    pq_chunk_layout **out, pq_error *err)
+{
+	*out = NULL;
+	index_view x;
+	bool ok = index_usable(f, rg, col, &x) && page < x.oi.page_locations.n;
+	pq_page_location loc = {0};
+	int64_t rows = 0;
+	uint64_t dict_off = x.off, dict_len = 0;
+	if (ok) {
+		const pq_page_location *v = x.oi.page_locations.v;
+		loc = v[page];
+		rows = (page + 1 < x.oi.page_locations.n ? v[page + 1].first_row_index : x.rows) -
+		       loc.first_row_index;
+		dict_len = (uint64_t)v[0].offset - x.off;
+	}
+	pq_arena_free(&x.arena);
+	if (!ok)
+		return pq_fail(err, PQ_EUNSUPPORTED, "no offset index to locate page %u by", page);
+
+	pq_chunk_layout *l = calloc(1, sizeof *l);
+	PQ_CHECK(l, err, PQ_ENOMEM, "no memory for a page layout");
+	l->rg = rg;
+	l->col = col;
+	l->first_page = page;
+	pq_arena_init(&l->arena, 0);
+	/* the page's whole bytes in one read: the body's read follows at once */
+	uint64_t size = (uint64_t)loc.compressed_page_size;
+	window w = {f, NULL, 0, 0, 0, size > (1u << 20) ? (1u << 20) : (size_t)size};
+	pq_page_info pi;
+	memset(&pi, 0, sizeof pi);
+	pi.header_offset = (uint64_t)loc.offset;
+	pq_status st = read_header(&w, pi.header_offset, &pi.header, &pi.header_len, &l->arena, err);
+	if (st == PQ_OK)
+		st = index_page_check(pq_schema_leaf(f->schema, col), &loc, rows, &pi, err);
+	pq_page_info d;
+	if (st == PQ_OK && pq_page_wants_dict(&pi) && dict_len > 0 &&
+	    (st = index_dict(&w, dict_off, dict_len, &d, &l->arena, err)) == PQ_OK &&
+	    !(l->dict = pq_arena_memdup(&l->arena, &d, sizeof d)))
+		st = pq_fail(err, PQ_ENOMEM, "no memory");
+	free(w.buf);
+	if (st == PQ_OK && !(l->pages = pq_arena_memdup(&l->arena, &pi, sizeof pi)))
+		st = pq_fail(err, PQ_ENOMEM, "no memory");
+	if (st != PQ_OK) {
+		pq_chunk_layout_free(l);
+		return st;
+	}
+	l->num_pages = 1;
+	l->num_slots = pi.num_slots;
+	*out = l;
+	return PQ_OK;
+}
