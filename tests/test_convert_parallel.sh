@@ -34,8 +34,8 @@ FAILS=0
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 ok() { echo "ok: $*"; }
 
-# same NAME FILE OPTS [SPLITS...]: threads=1 vs 2, 3, 16 (and each split
-# size given) write identical bytes.
+# same NAME FILE OPTS [SPLITS...]: threads=1 vs 2, 3, 16 (threads=2 with
+# each split size given, 3 and 16 with the first) write identical bytes.
 same() {
 	local name=$1 in=$2 opts=$3
 	shift 3
@@ -43,9 +43,14 @@ same() {
 		fail "$name: threads=1 failed: $(cat err.txt)"
 		return
 	fi
-	local t s bad=0
+	local t s bad=0 splits
 	for t in 2 3 16; do
-		for s in "" "$@"; do
+		# every split size at threads=2; 3 and 16 threads with the first
+		# (smallest) only: the ranges are the same, the thread count only
+		# changes who tokenizes them (keeps the sanitizer run short)
+		splits=("" "$@")
+		[ "$t" != 2 ] && [ $# -gt 0 ] && splits=("" "$1")
+		for s in "${splits[@]}"; do
 			rm -f par.parquet
 			if ! PARQUETFS_CONVERT_SPLIT=$s "$BIN" -q -o "$opts,threads=$t" "$in" par.parquet \
 				2>err.txt; then
@@ -66,7 +71,7 @@ same() {
 			fi
 		done
 	done
-	[ $bad = 0 ] && ok "$name: threads 2, 3, 16 (splits: ${*:-none}) = threads=1 ($(stat -c %s ref.parquet) bytes)"
+	[ $bad = 0 ] && ok "$name: threads 2 (splits: ${*:-none}), 3 and 16 (split: ${1:-none}) = threads=1 ($(stat -c %s ref.parquet) bytes)"
 }
 
 # Random CSVs: every inferred type, quoted fields with CR/LF/CRLF, commas,
