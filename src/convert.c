@@ -66,6 +66,8 @@ static void usage(FILE *f, const char *prog)
 		"    format=csv|tsv        instead of IN's extension (standard input: csv)\n"
 		"    delimiter=C           a CSV's delimiter: , ; | or tab (default: detected\n"
 		"                          from the first 20 records)\n"
+		"    threads=N             threads encoding column chunks (default: one per\n"
+		"                          processor, at most 16; 1: none; same output)\n"
 		"    key_file=PATH         keys (mode 600), as the mount's key_file=\n"
 		"    encrypt=KEYID         encrypt footer and columns with key KEYID\n"
 		"    encrypt_columns=COL:KEYID[;COL:KEYID]  per-column keys\n"
@@ -86,6 +88,7 @@ typedef struct cli {
 	char *schema_path;
 	char *format;
 	char *container; /* container=aruna (src/convert_aruna.c) */
+	char *threads;   /* threads=N */
 } cli;
 
 /* One `name=value` of -o into the option strings. */
@@ -132,6 +135,8 @@ static bool set_option(cli *c, const char *item, char *msg, size_t msglen)
 		slot = &c->format;
 	if (nl == 9 && !memcmp(item, "container", 9))
 		slot = &c->container;
+	if (nl == 7 && !memcmp(item, "threads", 7))
+		slot = &c->threads;
 	if (!slot) {
 		snprintf(msg, msglen, "unknown option %.*s", (int)nl, item);
 		return false;
@@ -421,11 +426,16 @@ static int convert(const char *in_path, const char *out_path, const pq_convert_i
 	}
 	pq_error err;
 	pq_error_clear(&err);
+	pq_convert_stats stats;
 	pq_status st = ncopy ? pq_convert_csv_ex(in, out, from_stdin ? "stdin" : basename(ncopy), &c2,
-						 schema, wo, NULL, &err)
+						 schema, wo, &stats, &err)
 			     : pq_fail(&err, PQ_ENOMEM, "out of memory");
 	if (st == PQ_OK && tp.shown)
 		fputc('\n', stderr); /* the last line stays: how long it took */
+	if (st == PQ_OK && c2.split_bytes) /* the test hook also says what it did */
+		fprintf(stderr, "inference ranges %llu, tokenized again %llu\n",
+			(unsigned long long)stats.infer_ranges,
+			(unsigned long long)stats.infer_reparsed);
 	else
 		tty_clear(&tp);
 	free(ncopy);
@@ -594,6 +604,21 @@ int main(int argc, char **argv)
 	}
 	bool from_stdin = !strcmp(in, "-");
 	pq_convert_input ci = {.delimiter = c.o.delimiter, .codec = PQ_INPUT_AUTO};
+	if (c.threads) {
+		char *end;
+		errno = 0;
+		unsigned long t = strtoul(c.threads, &end, 10);
+		if (errno || end == c.threads || *end || c.threads[0] == '-' || t < 1 || t > 16) {
+			fprintf(stderr, "%s: threads=%s: expected 1 to 16\n", prog, c.threads);
+			rc = 2;
+			goto done;
+		}
+		ci.threads = (unsigned)t;
+	}
+	/* test hook (tests/test_convert_parallel.sh): tiny inference ranges */
+	const char *split = getenv("PARQUETFS_CONVERT_SPLIT");
+	if (split && *split)
+		ci.split_bytes = strtoull(split, NULL, 10);
 	size_t stem = 0;
 	int kind = from_stdin ? -1 : name_kind(in, &ci.codec, &stem);
 	if (c.format ? !strcasecmp(c.format, "csv") : from_stdin || kind == 0)
@@ -666,6 +691,7 @@ done:
 	pq_keyring_free(kr);
 	free(schema);
 	free(c.schema_path);
+	free(c.threads);
 	free(c.format);
 	free(c.container);
 	pfs_options_free(&c.o);

@@ -9,13 +9,18 @@
  * pages.
  *
  * Threads: while this thread tokenizes and parses into one set of batches,
- * a writer thread encodes and compresses the other (a two-stage pipeline:
- * parsing and encoding each take about half the work). The writer thread
- * is the only one touching pq_writer between open and close. */
+ * writer threads encode and compress the other (a two-stage pipeline).
+ * Encoding is the larger half of the work, so the set's columns are shared
+ * out among `threads` writer threads, each taking the next column not yet
+ * taken (pq_writer_write_on with its own scratch); a column's pages depend
+ * only on its own values, so the file is byte-identical to a run with
+ * threads=1 (no thread at all: parse, then write, on this thread). The
+ * last writer to finish a set ends the row group when the set says so. */
 #include "config.h"
 
 #include <pthread.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +34,7 @@
 #define BATCH_BYTES (8u << 20)
 #define BATCH_TEXT_BYTES (16u << 20)
 #define BATCH_MAX_ROWS 65536u
+#define MAX_WRITERS 16u
 
 typedef struct column {
 	pq_bytes name;      /* header name (arena copy) */
@@ -59,20 +65,29 @@ typedef struct batchset {
 	bool end_group;     /* end the row group after writing it */
 } batchset;
 
-/* The writer thread and its one-slot queue. */
+/* The writer threads and their one-slot queue. */
 typedef struct pipe {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	pthread_t thread;
+	pthread_t threads[MAX_WRITERS];
+	unsigned nthreads;  /* running (0: no pipeline, write on the parsing thread) */
 	bool started;
-	batchset *job;      /* handed over, not yet written */
-	bool busy;          /* the thread is writing a set */
+	batchset *job;      /* handed over, not yet fully written */
+	uint64_t gen;       /* jobs handed over so far */
+	size_t next_col;    /* the job's next column nobody took yet */
+	unsigned active;    /* writers not yet done with the job */
 	bool stop;
-	pq_status st;       /* the first failure of the writer thread */
+	pq_status st;       /* the first failure of a writer thread */
 	pq_error err;
 } pipe_t;
 
-typedef struct conv {
+typedef struct worker_arg {
+	struct conv *c;
+	unsigned k;         /* worker number for pq_writer_write_on */
+} worker_arg;
+
+typedef struct conv conv;
+struct conv {
 	const char *name;
 	pq_csv_input in;
 	const pq_convert_input *ip;
@@ -86,12 +101,15 @@ typedef struct conv {
 	uint32_t nels;
 	size_t batch_rows;
 	uint64_t group_rows, row_group_rows;
+	unsigned threads;   /* 1: everything on this thread */
+	uint64_t infer_ranges, infer_reparsed; /* pq_convert_stats */
 	size_t text_bytes;
 	pq_writer *w;
 	batchset sets[2];
 	batchset *cur;      /* the set being filled */
 	pipe_t pipe;
-} conv;
+	worker_arg wargs[MAX_WRITERS];
+};
 
 /* ---- header ------------------------------------------------------------ */
 
@@ -231,30 +249,34 @@ static void free_columns(conv *c)
 	c->by_csv = NULL;
 }
 
-/* Writes one set (writer thread, or this one when no thread runs). */
-static pq_status write_set(conv *c, batchset *b, pq_error *err)
+/* Writes column i of a set as writer k. */
+static pq_status write_column(conv *c, unsigned k, batchset *b, size_t i, pq_error *err)
 {
-	for (size_t i = 0; b->rows && i < c->ncols; i++) {
-		const column *col = &c->cols[i];
-		colbuf *cb = &b->cb[i];
-		pq_values v = {.type = col->type.physical, .type_length = col->type.type_length,
-			       .n = cb->nvals};
-		if (col->width) {
-			v.v.any = cb->vals;
-		} else {
-			cb->offs[cb->nvals] = cb->text.len;
-			for (size_t k = 0; k < cb->nvals; k++)
-				cb->views[k] = (pq_bytes){pq_buf_at(&cb->text, cb->offs[k]),
-							  cb->offs[k + 1] - cb->offs[k]};
-			v.v.ba = cb->views;
-		}
-		pq_status st = pq_writer_write(c->w, i, b->rows, col->required ? NULL : cb->def,
-					       &v, err);
-		if (st != PQ_OK)
-			return pq_context(err, "%s", c->name);
-		cb->nvals = 0;
-		cb->text.len = 0;
+	const column *col = &c->cols[i];
+	colbuf *cb = &b->cb[i];
+	pq_values v = {.type = col->type.physical, .type_length = col->type.type_length,
+		       .n = cb->nvals};
+	if (col->width) {
+		v.v.any = cb->vals;
+	} else {
+		cb->offs[cb->nvals] = cb->text.len;
+		for (size_t j = 0; j < cb->nvals; j++)
+			cb->views[j] = (pq_bytes){pq_buf_at(&cb->text, cb->offs[j]),
+						  cb->offs[j + 1] - cb->offs[j]};
+		v.v.ba = cb->views;
 	}
+	pq_status st = pq_writer_write_on(c->w, k, i, b->rows, col->required ? NULL : cb->def, &v,
+					  err);
+	if (st != PQ_OK)
+		return pq_context(err, "%s", c->name);
+	cb->nvals = 0;
+	cb->text.len = 0;
+	return PQ_OK;
+}
+
+/* After every column of a set is written: the row group's end if due. */
+static pq_status end_set(conv *c, batchset *b, pq_error *err)
+{
 	b->rows = 0;
 	if (b->end_group) {
 		b->end_group = false;
@@ -265,42 +287,68 @@ static pq_status write_set(conv *c, batchset *b, pq_error *err)
 	return PQ_OK;
 }
 
+/* Writes one set on this thread (no pipeline). */
+static pq_status write_set(conv *c, batchset *b, pq_error *err)
+{
+	for (size_t i = 0; b->rows && i < c->ncols; i++)
+		PQ_TRY(write_column(c, 0, b, i, err));
+	return end_set(c, b, err);
+}
+
+static void pipe_fail(pipe_t *p, pq_status st, const pq_error *e)
+{
+	if (st != PQ_OK && p->st == PQ_OK) {
+		p->st = st;
+		p->err = *e;
+	}
+}
+
 static void *writer_thread(void *arg)
 {
-	conv *c = arg;
+	worker_arg *a = arg;
+	conv *c = a->c;
 	pipe_t *p = &c->pipe;
+	uint64_t seen = 0;
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (!p->job && !p->stop)
+		while (!p->stop && (!p->job || p->gen == seen))
 			pthread_cond_wait(&p->cond, &p->lock);
-		if (!p->job)
-			break;
+		if (!p->job || p->gen == seen)
+			break; /* stopped, and nothing left of ours */
+		seen = p->gen;
 		batchset *b = p->job;
-		p->busy = true;
-		pthread_mutex_unlock(&p->lock);
 		pq_error e;
-		pq_status st = p->st == PQ_OK ? write_set(c, b, &e) : PQ_OK;
-		pthread_mutex_lock(&p->lock);
-		if (st != PQ_OK && p->st == PQ_OK) {
-			p->st = st;
-			p->err = e;
+		while (p->st == PQ_OK && b->rows && p->next_col < c->ncols) {
+			size_t i = p->next_col++;
+			pthread_mutex_unlock(&p->lock);
+			pq_status st = write_column(c, a->k, b, i, &e);
+			pthread_mutex_lock(&p->lock);
+			pipe_fail(p, st, &e);
+		}
+		if (--p->active > 0)
+			continue;
+		/* the last one out ends the set */
+		if (p->st == PQ_OK) {
+			pthread_mutex_unlock(&p->lock);
+			pq_status st = end_set(c, b, &e);
+			pthread_mutex_lock(&p->lock);
+			pipe_fail(p, st, &e);
 		}
 		p->job = NULL;
-		p->busy = false;
 		pthread_cond_broadcast(&p->cond);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
-/* Waits until the writer thread is idle; its failure, if any. */
+/* Waits until the writer threads are idle; their failure, if any. */
 static pq_status pipe_wait(conv *c, pq_error *err)
 {
 	pipe_t *p = &c->pipe;
 	if (!p->started)
 		return PQ_OK;
 	pthread_mutex_lock(&p->lock);
-	while (p->job || p->busy)
+	while (p->job)
 		pthread_cond_wait(&p->cond, &p->lock);
 	pq_status st = p->st;
 	if (st != PQ_OK && err)
@@ -318,7 +366,9 @@ static void pipe_stop(conv *c)
 	p->stop = true;
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
+	for (unsigned i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i], NULL);
+	p->nthreads = 0;
 	p->started = false;
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
@@ -339,6 +389,9 @@ static pq_status flush(conv *c, bool end_group, pq_error *err)
 	pipe_t *p = &c->pipe;
 	pthread_mutex_lock(&p->lock);
 	p->job = b;
+	p->gen++;
+	p->next_col = 0;
+	p->active = p->nthreads;
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	c->cur = b == &c->sets[0] ? &c->sets[1] : &c->sets[0];
@@ -419,8 +472,39 @@ static pq_status check_ragged(conv *c, pq_error *err)
 
 /* ---- the two passes ----------------------------------------------------- */
 
+static void on_range_bytes(void *ctx, uint64_t bytes)
+{
+	conv *c = ctx;
+	c->prog.bytes_read = bytes;
+	c->ip->progress(c->ip->progress_ctx, &c->prog);
+}
+
+/* On threads over byte ranges when the file allows (plain, seekable; see
+ * convert_infer.c); else, or on any error in the records, on this thread
+ * from where the header ended. */
 static pq_status infer_pass(conv *c, pq_error *err)
 {
+	if (c->threads > 1 && c->in.codec == PQ_INPUT_PLAIN && c->in.seekable) {
+		pq_conv_infer_in in = {
+			.fd = c->in.fd, .name = c->name, .format = c->r.format, .delim = c->r.delim,
+			.ncols = c->ncols, .data_start = c->r.bytes_read - (c->r.end - c->r.pos),
+			.size = c->in.raw_size, .threads = c->threads,
+			.split_bytes = c->ip->split_bytes,
+			.progress = c->ip->progress ? on_range_bytes : NULL, .ctx = c,
+			.ranges = &c->infer_ranges, .reparsed = &c->infer_reparsed};
+		pq_infer *inf = calloc(c->ncols ? c->ncols : 1, sizeof *inf);
+		if (!inf)
+			return pq_fail(err, PQ_ENOMEM, "%s: no memory for inference", c->name);
+		bool ok = false;
+		pq_status st = pq_conv_infer_parallel(&in, inf, &ok, err);
+		if (st == PQ_OK && ok)
+			for (size_t i = 0; i < c->ncols; i++)
+				c->cols[i].inf = inf[i];
+		free(inf);
+		PQ_TRY(st);
+		if (ok)
+			return PQ_OK;
+	}
 	for (;;) {
 		bool done;
 		PQ_TRY(pq_csv_next(&c->r, &done, err));
@@ -442,13 +526,30 @@ static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_st
 	if (st != PQ_OK)
 		return pq_context(err, "%s", c->name);
 	PQ_TRY(alloc_batches(c, err));
+	unsigned want = c->threads;
+	if (want > c->ncols)
+		want = c->ncols ? (unsigned)c->ncols : 1;
+	if (want > 1) { /* one writer per thread; this thread parses */
+		st = pq_writer_workers(c->w, want, &want, err);
+		if (st != PQ_OK)
+			return pq_context(err, "%s", c->name);
+	}
 	pipe_t *p = &c->pipe;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
-	p->started = pthread_create(&p->thread, NULL, writer_thread, c) == 0;
-	if (!p->started) { /* no thread: the same work, in this one */
-		pthread_cond_destroy(&p->cond);
-		pthread_mutex_destroy(&p->lock);
+	if (c->threads > 1) {
+		pthread_mutex_init(&p->lock, NULL);
+		pthread_cond_init(&p->cond, NULL);
+		p->started = true;
+		for (unsigned i = 0; i < want; i++) {
+			c->wargs[i] = (worker_arg){c, i};
+			if (pthread_create(&p->threads[i], NULL, writer_thread, &c->wargs[i]) != 0)
+				break;
+			p->nthreads++;
+		}
+		if (p->nthreads == 0) { /* no thread: the same work, in this one */
+			p->started = false;
+			pthread_cond_destroy(&p->cond);
+			pthread_mutex_destroy(&p->lock);
+		}
 	}
 	for (;;) {
 		bool done;
@@ -605,8 +706,11 @@ static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text
 	for (size_t i = 0; i < n; i++)
 		PQ_TRY(setup_column(c, &c->cols[i], err));
 	PQ_TRY(write_pass(c, opts, stats, out_fd, err));
-	if (stats)
+	if (stats) {
 		stats->bytes_in = c->in.raw_off;
+		stats->infer_ranges = c->infer_ranges;
+		stats->infer_reparsed = c->infer_reparsed;
+	}
 	if (ip->progress) {
 		c->prog.bytes_read = c->in.raw_off;
 		c->prog.finished = true;
@@ -626,6 +730,13 @@ pq_status pq_convert_csv_ex(int in_fd, int out_fd, const char *display_name,
 	if (!opts)
 		opts = &defaults;
 	c.row_group_rows = opts->row_group_rows ? opts->row_group_rows : defaults.row_group_rows;
+	c.threads = in->threads;
+	if (!c.threads) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		c.threads = n < 1 ? 1 : n > (long)MAX_WRITERS ? MAX_WRITERS : (unsigned)n;
+	}
+	if (c.threads > MAX_WRITERS)
+		c.threads = MAX_WRITERS;
 	pq_arena_init(&c.arena, 0);
 	if (stats)
 		memset(stats, 0, sizeof *stats);

@@ -12,6 +12,7 @@
 #include "pq_bytes.h"
 #include "pq_error.h"
 #include "pq_metadata.h"
+#include "pq_convert.h"
 
 /* A name for messages: control bytes escaped, long names cut. */
 void pq_conv_msg_name(pq_bytes n, char *out, size_t len);
@@ -24,5 +25,29 @@ bool pq_conv_same(pq_bytes a, pq_bytes b);
  * start with name ("x.schema: line 4: field 'tags': a LIST cannot ..."). */
 pq_status pq_conv_load_schema(const char *text, const char *name, pq_arena *arena,
 			      pq_schema_element **els, uint32_t *n, pq_error *err);
+
+/* The inference pass on threads (convert_infer.c). */
+typedef struct pq_conv_infer_in {
+	int fd;                 /* a plain regular file */
+	const char *name;
+	pq_csv_format format;
+	uint8_t delim;
+	size_t ncols;
+	uint64_t data_start;    /* the byte after the header record */
+	uint64_t size;          /* the file's size */
+	unsigned threads;       /* 2 or more, else nothing is done */
+	uint64_t split_bytes;   /* test hook: range size (0: the file / threads, <= 16 MiB) */
+	void (*progress)(void *ctx, uint64_t bytes_read); /* on the calling thread */
+	void *ctx;
+	uint64_t *ranges, *reparsed; /* out: ranges used, ranges tokenized again */
+} pq_conv_infer_in;
+
+struct pq_infer;
+/* Feeds every record after the header to out[0 .. ncols) (zeroed by the
+ * caller) from several threads; *ok false when it did not (too small a
+ * file, one thread, or an error in the records, which the caller's
+ * single-threaded pass then reports). */
+pq_status pq_conv_infer_parallel(const pq_conv_infer_in *in, struct pq_infer *out, bool *ok,
+				 pq_error *err);
 
 #endif

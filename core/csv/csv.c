@@ -82,7 +82,7 @@ static pq_status refill(pq_csv_reader *r, pq_error *err)
 		r->eof = true;
 	r->end = got;
 	r->bytes_read += got;
-	if (first && r->end >= 3 && !memcmp(r->buf, "\xEF\xBB\xBF", 3))
+	if (first && !r->no_bom && r->end >= 3 && !memcmp(r->buf, "\xEF\xBB\xBF", 3))
 		r->pos = 3; /* the first block: skip a UTF-8 byte order mark */
 	return PQ_OK;
 }
@@ -314,6 +314,7 @@ pq_status pq_csv_next(pq_csv_reader *r, bool *done, pq_error *err)
 		PQ_TRY(line_end(r, err));
 	}
 	r->record_line = r->line;
+	r->record_off = r->bytes_read - (r->end - r->pos);
 	uint8_t delim = r->delim;
 	for (;;) {
 		PQ_TRY(begin_field(r, err));

@@ -135,6 +135,44 @@ void pq_infer_add(pq_infer *s, const uint8_t *p, size_t n)
 		s->kind = PQ_INFER_STRING;
 }
 
+/* The kind is a function of the classes seen (a BOOLEAN state has seen
+ * only booleans, INT64 / DOUBLE only numbers, DATE / TIMESTAMP only dates
+ * and timestamps) and the flags, which only ever get set: so merging is
+ * OR-ing the flags and deciding the kind from both kinds, as
+ * pq_infer_add decides it value by value. */
+void pq_infer_merge(pq_infer *s, const pq_infer *o)
+{
+	if (o->kind == PQ_INFER_NONE)
+		return;
+	pq_infer_kind a = s->kind, b = o->kind;
+	s->saw_int |= o->saw_int;
+	s->saw_double |= o->saw_double;
+	s->saw_bigint |= o->saw_bigint;
+	s->saw_date |= o->saw_date;
+	s->saw_naive |= o->saw_naive;
+	s->saw_offset |= o->saw_offset;
+	s->nanos |= o->nanos;
+	s->nanos_overflow |= o->nanos_overflow;
+	bool num_a = a == PQ_INFER_INT64 || a == PQ_INFER_DOUBLE;
+	bool num_b = b == PQ_INFER_INT64 || b == PQ_INFER_DOUBLE;
+	bool tmp_a = a == PQ_INFER_DATE || a == PQ_INFER_TIMESTAMP;
+	bool tmp_b = b == PQ_INFER_DATE || b == PQ_INFER_TIMESTAMP;
+	if (a == PQ_INFER_NONE)
+		s->kind = b;
+	else if (a == PQ_INFER_STRING || b == PQ_INFER_STRING)
+		s->kind = PQ_INFER_STRING;
+	else if (a == PQ_INFER_BOOLEAN || b == PQ_INFER_BOOLEAN)
+		s->kind = a == b ? PQ_INFER_BOOLEAN : PQ_INFER_STRING;
+	else if (num_a && num_b)
+		s->kind = s->saw_double ? PQ_INFER_DOUBLE : PQ_INFER_INT64;
+	else if (tmp_a && tmp_b)
+		s->kind = (s->saw_naive || s->saw_offset) ? PQ_INFER_TIMESTAMP : PQ_INFER_DATE;
+	else
+		s->kind = PQ_INFER_STRING;
+	if (s->kind == PQ_INFER_TIMESTAMP && s->saw_offset && (s->saw_naive || s->saw_date))
+		s->kind = PQ_INFER_STRING;
+}
+
 void pq_infer_element(const pq_infer *s, pq_bytes name, pq_schema_element *el)
 {
 	memset(el, 0, sizeof *el);

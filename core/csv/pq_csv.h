@@ -90,6 +90,8 @@ typedef struct pq_csv_reader {
 	bool eof;
 	uint64_t line;        /* physical line of the next byte */
 	uint64_t record_line; /* line where the last record started */
+	uint64_t record_off;  /* byte of the input (from where this reader began) where it started */
+	bool no_bom;          /* begins inside the file (a range): no byte order mark */
 	uint64_t records;     /* records returned (header included) */
 	uint8_t *rec;         /* field bytes of the current record */
 	size_t rec_len, rec_cap;
@@ -239,6 +241,10 @@ typedef struct pq_infer {
 
 /* Feeds one non-NULL, non-empty value (untrimmed) of a column. */
 void pq_infer_add(pq_infer *s, const uint8_t *p, size_t n);
+/* Folds the state of other values of the same column into *s: the result
+ * is what feeding both sets of values to one state gives, in any order
+ * (the parallel inference pass merges its ranges with it). */
+void pq_infer_merge(pq_infer *s, const pq_infer *o);
 /* The element of the inferred column: OPTIONAL, named by name (not copied). */
 void pq_infer_element(const pq_infer *s, pq_bytes name, pq_schema_element *el);
 

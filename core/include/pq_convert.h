@@ -56,6 +56,13 @@ typedef struct pq_convert_input {
 	 * cheap (rate-limit inside) */
 	void (*progress)(void *ctx, const pq_convert_progress *p);
 	void *progress_ctx;
+	/* threads encoding column chunks beside the parsing one; 0: one per
+	 * online processor (at most 16); 1: no thread, everything on the
+	 * caller's. The file's bytes do not depend on it. */
+	unsigned threads;
+	/* test hook: the parallel inference pass cuts the file into ranges of
+	 * this many bytes (0: its own choice), so tests hit every boundary */
+	uint64_t split_bytes;
 } pq_convert_input;
 
 typedef struct pq_convert_stats {
@@ -63,6 +70,10 @@ typedef struct pq_convert_stats {
 	uint64_t row_groups;
 	uint64_t bytes_in;
 	uint64_t bytes_out;
+	/* the inference pass: byte ranges tokenized on threads (0: one pass on
+	 * the calling thread), of which tokenized again from the true record
+	 * boundary (a range start guessed inside quotes) */
+	uint64_t infer_ranges, infer_reparsed;
 } pq_convert_stats;
 
 /* Converts the CSV/TSV open at in_fd (read from offset 0 with pread, so it

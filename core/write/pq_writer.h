@@ -48,6 +48,18 @@ pq_status pq_writer_open(pq_writer **out, int fd, const pq_schema_element *schem
 pq_status pq_writer_write(pq_writer *w, size_t col, size_t rows, const uint8_t *def,
                           const pq_values *values, pq_error *err);
 
+/* Parallel encoding: prepares n scratch sets (1 <= n <= 64) so that up to
+ * n threads may call pq_writer_write_on at once, each with its own worker
+ * number (0 .. n-1) and for distinct columns. The file is the same bytes
+ * whatever the number of workers and whichever worker writes a column: a
+ * column's pages depend only on its own rows. An encrypting writer keeps
+ * one worker (its cipher state is shared): *got says how many there are.
+ * Call between row groups, from one thread. */
+pq_status pq_writer_workers(pq_writer *w, unsigned n, unsigned *got, pq_error *err);
+/* pq_writer_write as worker k (pq_writer_write is worker 0). */
+pq_status pq_writer_write_on(pq_writer *w, unsigned k, size_t col, size_t rows,
+                             const uint8_t *def, const pq_values *values, pq_error *err);
+
 /* Flushes every column's pages of the current row group to the file. A row
  * group with 0 rows is written only when the file would otherwise have none
  * (a header-only CSV gives a file with 0 row groups, as DuckDB writes). */

@@ -204,6 +204,7 @@ pq_status pq_writer_open(pq_writer **out, int fd, const pq_schema_element *schem
 	pq_writer *w = calloc(1, sizeof *w);
 	PQ_CHECK(w, err, PQ_ENOMEM, "out of memory for the writer");
 	w->fd = fd;
+	w->nworkers = 1;
 	pq_arena_init(&w->arena, 0);
 	if (opts)
 		w->opts = *opts;
@@ -248,16 +249,54 @@ static pq_status usable(const pq_writer *w, pq_error *err)
 	return PQ_OK;
 }
 
-pq_status pq_writer_write(pq_writer *w, size_t col, size_t rows, const uint8_t *def,
-			  const pq_values *values, pq_error *err)
+static void free_work(pq_wwork *k)
+{
+	pq_buf *b[] = {&k->lev, &k->enc, &k->raw, &k->comp, &k->stored, &k->hdr, &k->bound_min,
+		       &k->bound_max};
+	for (size_t i = 0; i < sizeof b / sizeof *b; i++)
+		pq_buf_free(b[i]);
+}
+
+pq_status pq_writer_workers(pq_writer *w, unsigned n, unsigned *got, pq_error *err)
+{
+	PQ_TRY(usable(w, err));
+	PQ_CHECK(n >= 1 && n <= 64, err, PQ_EINVAL, "%u workers (1 to 64)", n);
+	if (w->crypt)
+		n = 1;
+	for (unsigned i = 1; i < w->nworkers; i++)
+		free_work(&w->workers[i - 1]);
+	free(w->workers);
+	w->workers = NULL;
+	w->nworkers = 1;
+	if (n > 1) {
+		w->workers = calloc(n - 1, sizeof *w->workers);
+		PQ_CHECK(w->workers, err, PQ_ENOMEM, "out of memory for %u workers", n);
+		w->nworkers = n;
+	}
+	if (got)
+		*got = w->nworkers;
+	return PQ_OK;
+}
+
+pq_status pq_writer_write_on(pq_writer *w, unsigned k, size_t col, size_t rows,
+			     const uint8_t *def, const pq_values *values, pq_error *err)
 {
 	PQ_TRY(usable(w, err));
 	PQ_CHECK(col < w->ncols, err, PQ_EINVAL, "column %zu does not exist (%u columns)", col,
 		 w->ncols);
-	pq_status st = pq_wcol_write(w, w->cols[col], rows, def, values, err);
+	PQ_CHECK(k < (w->nworkers ? w->nworkers : 1), err, PQ_EINVAL,
+		 "worker %u does not exist (%u workers)", k, w->nworkers);
+	pq_wwork *wk = k == 0 ? &w->work : &w->workers[k - 1];
+	pq_status st = pq_wcol_write(w, wk, w->cols[col], rows, def, values, err);
 	if (st != PQ_OK)
 		w->failed = true;
 	return st;
+}
+
+pq_status pq_writer_write(pq_writer *w, size_t col, size_t rows, const uint8_t *def,
+			  const pq_values *values, pq_error *err)
+{
+	return pq_writer_write_on(w, 0, col, rows, def, values, err);
 }
 
 static pq_status end_row_group(pq_writer *w, pq_error *err)
@@ -442,10 +481,10 @@ void pq_writer_free(pq_writer *w)
 	}
 	free(w->deferred);
 	free(w->rgs);
-	pq_buf *work[] = {&w->work.lev, &w->work.enc, &w->work.raw, &w->work.comp,
-			  &w->work.stored, &w->work.hdr, &w->work.bound_min, &w->work.bound_max};
-	for (size_t i = 0; i < sizeof work / sizeof *work; i++)
-		pq_buf_free(work[i]);
+	free_work(&w->work);
+	for (unsigned i = 1; i < w->nworkers; i++)
+		free_work(&w->workers[i - 1]);
+	free(w->workers);
 	pq_wcrypt_free(w);
 	pq_arena_free(&w->arena);
 	free(w);

@@ -236,19 +236,19 @@ static pq_status push_page_record(pq_wcol *c, const pq_wpage *rec, pq_error *err
 	return PQ_OK;
 }
 
-/* Compresses src into w->work.comp (unless UNCOMPRESSED) and returns the bytes
+/* Compresses src into wk->comp (unless UNCOMPRESSED) and returns the bytes
  * to store. */
-static pq_status compress(pq_writer *w, const pq_buf *src, const pq_buf **res,
+static pq_status compress(pq_writer *w, pq_wwork *wk, const pq_buf *src, const pq_buf **res,
 			  pq_error *err)
 {
 	if (w->opts.codec == PQ_CODEC_UNCOMPRESSED) {
 		*res = src;
 		return PQ_OK;
 	}
-	w->work.comp.len = 0;
+	wk->comp.len = 0;
 	PQ_TRY(pq_compress(w->opts.codec, w->opts.has_compression_level ? w->opts.compression_level : 0,
-			   src->p, src->len, &w->work.comp, err));
-	*res = &w->work.comp;
+			   src->p, src->len, &wk->comp, err));
+	*res = &wk->comp;
 	return PQ_OK;
 }
 
@@ -259,77 +259,77 @@ static pq_status check_i32(size_t n, const char *what, pq_error *err)
 }
 
 /* Page header through the module seam, then the stored body, onto dest. */
-static pq_status put_page(pq_writer *w, pq_page_header *h, bool dict, pq_wmodule_at at,
+static pq_status put_page(pq_writer *w, pq_wwork *wk, pq_page_header *h, bool dict, pq_wmodule_at at,
 			  pq_buf *dest, size_t *hdr_len, pq_error *err)
 {
-	PQ_TRY(check_i32(w->work.stored.len, "page body", err));
-	h->compressed_page_size = (int32_t)w->work.stored.len;
+	PQ_TRY(check_i32(wk->stored.len, "page body", err));
+	h->compressed_page_size = (int32_t)wk->stored.len;
 	if (w->opts.crc) {
 		h->has_crc = true;
-		h->crc = (int32_t)pq_crc32(w->work.stored.p, w->work.stored.len);
+		h->crc = (int32_t)pq_crc32(wk->stored.p, wk->stored.len);
 	}
-	w->work.hdr.len = 0;
-	PQ_TRY(pq_thrift_encode(PQ_S_PAGE_HEADER, h, &w->work.hdr, err));
+	wk->hdr.len = 0;
+	PQ_TRY(pq_thrift_encode(PQ_S_PAGE_HEADER, h, &wk->hdr, err));
 	size_t before = dest->len;
 	PQ_TRY(pq_wmodule_put(w, dict ? PQ_WM_DICT_PAGE_HEADER : PQ_WM_DATA_PAGE_HEADER, at,
-			      w->work.hdr.p, w->work.hdr.len, dest, err));
+			      wk->hdr.p, wk->hdr.len, dest, err));
 	*hdr_len = dest->len - before;
-	pq_buf_append(dest, w->work.stored.p, w->work.stored.len);
+	pq_buf_append(dest, wk->stored.p, wk->stored.len);
 	PQ_CHECK(!dest->oom, err, PQ_ENOMEM, "out of memory for the pages of a chunk");
 	return PQ_OK;
 }
 
 /* The page's bounds for the column index (malloc'd into rec). */
-static pq_status page_bounds(pq_writer *w, pq_wcol *c, pq_wpage *rec, pq_error *err)
+static pq_status page_bounds(pq_wwork *wk, pq_wcol *c, pq_wpage *rec, pq_error *err)
 {
 	if (!c->pstats.has || c->order == PQ_ORDER_NONE)
 		return PQ_OK;
-	PQ_TRY(pq_wstats_bounds(&c->pstats, c->order, &w->work.bound_min, &rec->min_exact,
-				&w->work.bound_max, &rec->max_exact, err));
-	rec->min = malloc(w->work.bound_min.len ? w->work.bound_min.len : 1);
-	rec->max = malloc(w->work.bound_max.len ? w->work.bound_max.len : 1);
+	PQ_TRY(pq_wstats_bounds(&c->pstats, c->order, &wk->bound_min, &rec->min_exact,
+				&wk->bound_max, &rec->max_exact, err));
+	rec->min = malloc(wk->bound_min.len ? wk->bound_min.len : 1);
+	rec->max = malloc(wk->bound_max.len ? wk->bound_max.len : 1);
 	if (!rec->min || !rec->max) {
 		free(rec->min);
 		free(rec->max);
 		return pq_fail(err, PQ_ENOMEM, "out of memory for page bounds");
 	}
-	if (w->work.bound_min.len)
-		memcpy(rec->min, w->work.bound_min.p, w->work.bound_min.len);
-	if (w->work.bound_max.len)
-		memcpy(rec->max, w->work.bound_max.p, w->work.bound_max.len);
-	rec->min_n = w->work.bound_min.len;
-	rec->max_n = w->work.bound_max.len;
+	if (wk->bound_min.len)
+		memcpy(rec->min, wk->bound_min.p, wk->bound_min.len);
+	if (wk->bound_max.len)
+		memcpy(rec->max, wk->bound_max.p, wk->bound_max.len);
+	rec->min_n = wk->bound_min.len;
+	rec->max_n = wk->bound_max.len;
 	rec->bounds = true;
 	return PQ_OK;
 }
 
-static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_arena *a,
+static pq_status flush_page_inner(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32_t rg, pq_arena *a,
 				  pq_error *err)
 {
 	bool v2 = w->opts.data_page_version == 2;
-	w->work.lev.len = w->work.enc.len = w->work.raw.len = w->work.stored.len = 0;
+	wk->lev.len = wk->enc.len = wk->raw.len = wk->stored.len = 0;
 	PQ_TRY(check_i32(c->slots, "page value count", err));
 	if (c->optional) {
 		if (!v2) {
 			static const uint8_t zero[4];
-			pq_buf_append(&w->work.lev, zero, 4);
+			pq_buf_append(&wk->lev, zero, 4);
 		}
 		PQ_TRY(pq_rle_encode_levels((const uint16_t *)(const void *)c->def.p, c->slots, 1,
-					    &w->work.lev, err));
+					    &wk->lev, err));
 		if (!v2) {
-			size_t n = w->work.lev.len - 4;
-			w->work.lev.p[0] = (uint8_t)n;
-			w->work.lev.p[1] = (uint8_t)(n >> 8);
-			w->work.lev.p[2] = (uint8_t)(n >> 16);
-			w->work.lev.p[3] = (uint8_t)(n >> 24);
+			size_t n = wk->lev.len - 4;
+			wk->lev.p[0] = (uint8_t)n;
+			wk->lev.p[1] = (uint8_t)(n >> 8);
+			wk->lev.p[2] = (uint8_t)(n >> 16);
+			wk->lev.p[3] = (uint8_t)(n >> 24);
 		}
 	}
 	int encoding = PQ_ENC_PLAIN; /* set by encode_values on success */
-	PQ_TRY(encode_values(c, &w->work.enc, &encoding, err));
+	PQ_TRY(encode_values(c, &wk->enc, &encoding, err));
 	/* it indexes pages_by_enc (checked at open; bounded here all the same) */
 	PQ_CHECK(encoding >= 0 && (size_t)encoding < sizeof c->pages_by_enc / sizeof c->pages_by_enc[0],
 		 err, PQ_EINVAL, "page encoding %d out of range", encoding);
-	size_t uncompressed = w->work.lev.len + w->work.enc.len;
+	size_t uncompressed = wk->lev.len + wk->enc.len;
 	PQ_TRY(check_i32(uncompressed, "page", err));
 
 	pq_page_header h;
@@ -342,14 +342,14 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 	int64_t nulls = c->pstats.nulls;
 	if (!v2) {
 		/* v1: levels and values compressed together. */
-		pq_buf_append(&w->work.raw, w->work.lev.p, w->work.lev.len);
-		pq_buf_append(&w->work.raw, w->work.enc.p, w->work.enc.len);
-		PQ_CHECK(!w->work.raw.oom, err, PQ_ENOMEM, "out of memory for a page");
+		pq_buf_append(&wk->raw, wk->lev.p, wk->lev.len);
+		pq_buf_append(&wk->raw, wk->enc.p, wk->enc.len);
+		PQ_CHECK(!wk->raw.oom, err, PQ_ENOMEM, "out of memory for a page");
 		const pq_buf *body;
-		PQ_TRY(compress(w, &w->work.raw, &body, err));
-		if (body != &w->work.raw) {
-			w->work.raw.len = 0;
-			pq_buf_append(&w->work.raw, body->p, body->len);
+		PQ_TRY(compress(w, wk, &wk->raw, &body, err));
+		if (body != &wk->raw) {
+			wk->raw.len = 0;
+			pq_buf_append(&wk->raw, body->p, body->len);
 		}
 		h.type = PQ_PAGE_DATA;
 		h.has_data_page_header = true;
@@ -363,13 +363,13 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 		/* v2: levels stay uncompressed in front of the (compressed) values;
 		 * values that do not shrink are stored as they are. */
 		const pq_buf *vals;
-		PQ_TRY(compress(w, &w->work.enc, &vals, err));
-		bool compressed = vals != &w->work.enc && vals->len < w->work.enc.len;
+		PQ_TRY(compress(w, wk, &wk->enc, &vals, err));
+		bool compressed = vals != &wk->enc && vals->len < wk->enc.len;
 		if (!compressed)
-			vals = &w->work.enc;
-		pq_buf_append(&w->work.raw, w->work.lev.p, w->work.lev.len);
-		pq_buf_append(&w->work.raw, vals->p, vals->len);
-		PQ_CHECK(!w->work.raw.oom, err, PQ_ENOMEM, "out of memory for a page");
+			vals = &wk->enc;
+		pq_buf_append(&wk->raw, wk->lev.p, wk->lev.len);
+		pq_buf_append(&wk->raw, vals->p, vals->len);
+		PQ_CHECK(!wk->raw.oom, err, PQ_ENOMEM, "out of memory for a page");
 		h.type = PQ_PAGE_DATA_V2;
 		h.has_data_page_header_v2 = true;
 		pq_data_page_header_v2 *d = &h.data_page_header_v2;
@@ -377,7 +377,7 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 		d->num_nulls = (int32_t)nulls;
 		d->num_rows = (int32_t)c->slots;
 		d->encoding = encoding;
-		d->definition_levels_byte_length = (int32_t)w->work.lev.len;
+		d->definition_levels_byte_length = (int32_t)wk->lev.len;
 		d->repetition_levels_byte_length = 0;
 		d->has_is_compressed = true;
 		d->is_compressed = compressed;
@@ -385,9 +385,9 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 		d->statistics = st;
 	}
 	pq_wmodule_at at = {rg, c->index, (int32_t)c->npl};
-	PQ_TRY(pq_wmodule_put(w, PQ_WM_DATA_PAGE, at, w->work.raw.p, w->work.raw.len, &w->work.stored, err));
+	PQ_TRY(pq_wmodule_put(w, PQ_WM_DATA_PAGE, at, wk->raw.p, wk->raw.len, &wk->stored, err));
 	size_t start = c->pages.len, hdr_len;
-	PQ_TRY(put_page(w, &h, false, at, &c->pages, &hdr_len, err));
+	PQ_TRY(put_page(w, wk, &h, false, at, &c->pages, &hdr_len, err));
 	PQ_TRY(check_i32(c->pages.len - start, "page", err));
 
 	rec.offset = (int64_t)start;
@@ -398,7 +398,7 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 	rec.def_hist[0] = nulls;
 	rec.def_hist[1] = (int64_t)c->nvalues;
 	rec.unencoded_ba = c->type == PQ_BYTE_ARRAY ? (int64_t)(c->ba_bytes_est - 4 * c->nvalues) : 0;
-	PQ_TRY(page_bounds(w, c, &rec, err));
+	PQ_TRY(page_bounds(wk, c, &rec, err));
 	pq_status s = push_page_record(c, &rec, err);
 	if (s != PQ_OK) {
 		free(rec.min);
@@ -406,7 +406,7 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 		return s;
 	}
 	c->uncompressed += (int64_t)(hdr_len + uncompressed);
-	c->compressed += (int64_t)(hdr_len + w->work.stored.len);
+	c->compressed += (int64_t)(hdr_len + wk->stored.len);
 	c->pages_by_enc[encoding]++;
 	c->ba_bytes += rec.unencoded_ba;
 	c->def_hist[0] += rec.def_hist[0];
@@ -415,11 +415,11 @@ static pq_status flush_page_inner(pq_writer *w, pq_wcol *c, uint32_t rg, pq_aren
 	return PQ_OK;
 }
 
-static pq_status flush_page(pq_writer *w, pq_wcol *c, uint32_t rg, pq_error *err)
+static pq_status flush_page(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32_t rg, pq_error *err)
 {
 	pq_arena a;
 	pq_arena_init(&a, 0);
-	pq_status st = flush_page_inner(w, c, rg, &a, err);
+	pq_status st = flush_page_inner(w, wk, c, rg, &a, err);
 	pq_arena_free(&a);
 	if (st != PQ_OK)
 		return pq_context(err, "column %s, page %zu", col_name(c), c->npl);
@@ -516,7 +516,7 @@ static bool useless_dict(const pq_wcol *c)
 	return (uint64_t)n * 4 > (uint64_t)c->dict_values * 3;
 }
 
-static pq_status write_rows(pq_writer *w, pq_wcol *c, uint32_t rg, size_t rows,
+static pq_status write_rows(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32_t rg, size_t rows,
 			    const uint8_t *def, const pq_values *v, pq_error *err)
 {
 	size_t vi = 0, seg = 0;
@@ -553,7 +553,7 @@ static pq_status write_rows(pq_writer *w, pq_wcol *c, uint32_t rg, size_t rows,
 			PQ_TRY(close_segment(c, v, seg, vi - seg, err));
 			seg = vi;
 			PQ_CHECK(!c->def.oom && !c->idx.oom, err, PQ_ENOMEM, "out of memory for a page");
-			PQ_TRY(flush_page(w, c, rg, err));
+			PQ_TRY(flush_page(w, wk, c, rg, err));
 			if (fallback)
 				c->dict_active = false;
 		}
@@ -562,13 +562,13 @@ static pq_status write_rows(pq_writer *w, pq_wcol *c, uint32_t rg, size_t rows,
 	return close_segment(c, v, seg, vi - seg, err);
 }
 
-pq_status pq_wcol_write(pq_writer *w, pq_wcol *c, size_t rows, const uint8_t *def,
+pq_status pq_wcol_write(pq_writer *w, pq_wwork *wk, pq_wcol *c, size_t rows, const uint8_t *def,
 			const pq_values *values, pq_error *err)
 {
 	uint32_t rg = w->nrgs;
 	pq_status st = check_batch(c, rows, def, values, err);
 	if (st == PQ_OK)
-		st = write_rows(w, c, rg, rows, def, values, err);
+		st = write_rows(w, wk, c, rg, rows, def, values, err);
 	if (st != PQ_OK && err && strncmp(err->msg, "column ", 7) != 0)
 		pq_context(err, "column %s", col_name(c));
 	return st;
@@ -579,20 +579,21 @@ pq_status pq_wcol_write(pq_writer *w, pq_wcol *c, size_t rows, const uint8_t *de
 static pq_status dictionary_page(pq_writer *w, pq_wcol *c, uint32_t rg, pq_buf *out,
 				 size_t *hdr_len, size_t *uncompressed, pq_error *err)
 {
+	pq_wwork *wk = &w->work;
 	pq_values dv;
 	pq_bytes *views;
 	PQ_TRY(pq_wdict_values(&c->dict, &dv, &views, err));
-	w->work.raw.len = 0;
-	pq_status st = pq_encode_plain(&dv, &w->work.raw, err);
+	wk->raw.len = 0;
+	pq_status st = pq_encode_plain(&dv, &wk->raw, err);
 	free(views);
 	PQ_TRY(st);
-	PQ_TRY(check_i32(w->work.raw.len, "dictionary page", err));
-	*uncompressed = w->work.raw.len;
+	PQ_TRY(check_i32(wk->raw.len, "dictionary page", err));
+	*uncompressed = wk->raw.len;
 	const pq_buf *body;
-	PQ_TRY(compress(w, &w->work.raw, &body, err));
+	PQ_TRY(compress(w, wk, &wk->raw, &body, err));
 	pq_wmodule_at at = {rg, c->index, -1};
-	w->work.stored.len = 0;
-	PQ_TRY(pq_wmodule_put(w, PQ_WM_DICT_PAGE, at, body->p, body->len, &w->work.stored, err));
+	wk->stored.len = 0;
+	PQ_TRY(pq_wmodule_put(w, PQ_WM_DICT_PAGE, at, body->p, body->len, &wk->stored, err));
 	pq_page_header h;
 	memset(&h, 0, sizeof h);
 	h.type = PQ_PAGE_DICTIONARY;
@@ -600,7 +601,7 @@ static pq_status dictionary_page(pq_writer *w, pq_wcol *c, uint32_t rg, pq_buf *
 	h.has_dictionary_page_header = true;
 	h.dictionary_page_header.num_values = (int32_t)c->dict.count;
 	h.dictionary_page_header.encoding = PQ_ENC_PLAIN;
-	return put_page(w, &h, true, at, out, hdr_len, err);
+	return put_page(w, wk, &h, true, at, out, hdr_len, err);
 }
 
 static pq_status add_encoding(pq_arena *a, pq_list_i32 *l, int32_t e, pq_error *err)
@@ -664,7 +665,7 @@ static pq_status finish(pq_writer *w, pq_wcol *c, uint32_t rg, pq_column_chunk *
 			pq_error *err)
 {
 	if (c->slots > 0 || c->npl == 0)
-		PQ_TRY(flush_page(w, c, rg, err));
+		PQ_TRY(flush_page(w, &w->work, c, rg, err));
 	pq_column_meta_data *m = &cc->meta_data;
 	memset(cc, 0, sizeof *cc);
 	cc->has_meta_data = true;

@@ -180,6 +180,13 @@ pq_status pq_wdict_index(pq_wdict *d, const pq_values *v, size_t i, uint64_t has
  * caller frees) for PLAIN encoding. */
 pq_status pq_wdict_values(const pq_wdict *d, pq_values *out, pq_bytes **views, pq_error *err);
 
+/* Work buffers for encoding one page at a time, shared by the columns so
+ * a wide schema does not hold a set per column; one set per worker thread
+ * when columns are written in parallel (pq_writer_workers). */
+typedef struct pq_wwork {
+	pq_buf lev, enc, raw, comp, stored, hdr, bound_min, bound_max;
+} pq_wwork;
+
 /* ---- one column chunk (writer_column.c) ----------------------------------- */
 
 typedef struct pq_wcol pq_wcol;
@@ -187,7 +194,7 @@ typedef struct pq_wcol pq_wcol;
 pq_status pq_wcol_new(pq_writer *w, uint32_t index, const pq_schema_element *el,
 		      pq_wcol **out, pq_error *err);
 void pq_wcol_free(pq_wcol *c);
-pq_status pq_wcol_write(pq_writer *w, pq_wcol *c, size_t rows, const uint8_t *def,
+pq_status pq_wcol_write(pq_writer *w, pq_wwork *wk, pq_wcol *c, size_t rows, const uint8_t *def,
 			const pq_values *values, pq_error *err);
 uint64_t pq_wcol_rows(const pq_wcol *c);
 /* Ends the chunk: flushes the last page, writes dictionary + data pages to
@@ -205,11 +212,6 @@ typedef struct pq_wdeferred {
 	pq_buf column_index, offset_index, bloom;
 } pq_wdeferred;
 
-/* Work buffers for encoding one page at a time, shared by the columns so
- * a wide schema does not hold a set per column. */
-typedef struct pq_wwork {
-	pq_buf lev, enc, raw, comp, stored, hdr, bound_min, bound_max;
-} pq_wwork;
 
 typedef struct pq_wcrypt pq_wcrypt;
 
@@ -229,8 +231,10 @@ struct pq_writer {
 	size_t ndeferred, capdeferred;
 	pq_key_value *kv;
 	uint32_t nkv;
-	pq_wwork work;
-	bool failed;              /* a write failed: the file is unusable */
+	pq_wwork work;            /* the calling thread's (and worker 0's) */
+	pq_wwork *workers;        /* workers 1 .. nworkers-1 (pq_writer_workers) */
+	unsigned nworkers;
+	_Atomic bool failed;      /* a write failed: the file is unusable (set by any worker) */
 	bool closed;
 	pq_wcrypt *crypt;         /* modular encryption, NULL without */
 };
