@@ -21,6 +21,7 @@
 
 #define TRIM_BYTES ((uint64_t)32 << 20) /* freed since the last trim: trim now */
 #define TRIM_MS 1000                    /* else at most once a second */
+#define PFS_MEMORY_HEADROOM ((uint64_t)32 << 20) /* past cache_size, for one reader */
 
 static void reclaim(void *ctx, uint64_t need)
 {
@@ -38,6 +39,11 @@ int pfs_memory_init(pfs_fs *fs)
 	if (!fs->budget)
 		return -ENOMEM;
 	pq_budget_set_reclaim(fs->budget, reclaim, fs);
+	/* One reader of rows holds about three times the page size per column
+	 * (a file with 1 MiB pages and a dozen columns: ~35 MiB): reclaiming
+	 * keeps the total near cache_size, this much more is what a small
+	 * cache_size lends a reader before its reads fail. */
+	pq_budget_set_headroom(fs->budget, PFS_MEMORY_HEADROOM);
 	pthread_mutex_init(&fs->streams_lock, NULL);
 	atomic_init(&fs->trim_pending, 0);
 	atomic_init(&fs->trim_ms, 0);

@@ -27,7 +27,8 @@ for t in "$PQWRITE" "$PQBOMB"; do
 	[ -x "$t" ] || { echo "FAIL: no $t (make check builds it)"; exit 1; }
 done
 ASAN=0
-if ldd "$BIN" 2>/dev/null | grep -q libasan; then
+# gcc links libasan dynamically, clang statically: look for the runtime itself
+if grep -q __asan_init "$BIN" 2>/dev/null; then
 	ASAN=1
 	HANDLES=${PFS_MEM_HANDLES:-30}
 	SLACK=${PFS_MEM_SLACK_MB:-640}
@@ -44,6 +45,11 @@ mkdir -p "$S"
 "$PQWRITE" "$S/big.parquet" rows=400000 page_size=262144 dict=off >/dev/null ||
 	{ echo "FAIL: pqwrite"; exit 1; }
 "$PQBOMB" "$S/bomb.parquet" pages=4 page_mb=40 || { echo "FAIL: pqbomb"; exit 1; }
+# the writer's defaults (1 MiB pages, dictionaries): one reader of its rows
+# needs more than 16M, which the budget's headroom lends it
+S3=$WORK/src3
+mkdir -p "$S3"
+"$PQWRITE" "$S3/plain.parquet" rows=300000 >/dev/null || { echo "FAIL: pqwrite"; exit 1; }
 
 kb() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/status"; }
 
@@ -154,5 +160,26 @@ kill -0 "$PID" 2>/dev/null && [ -s "$M/bomb.parquet/schema.txt" ] && ok "the dae
 	fail "the daemon is gone after the bombs"
 umount_fs "$M"
 budget_zero "bombs"
+
+# ---- 3. an ordinary file at a small cache_size ------------------------------------
+M=$WORK/m3
+mount_fs "$M" "$S3" || finish
+cat "$M/plain.parquet/data.csv" > "$WORK/plain.ref" || fail "data.csv at the default cache_size"
+umount_fs "$M"
+M=$WORK/m4
+mount_fs "$M" -o cache_size=16M "$S3" || finish
+PID=${PIDS[-1]}
+if cat "$M/plain.parquet/data.csv" > "$WORK/plain.16m" 2> "$WORK/plain.err" &&
+	cmp -s "$WORK/plain.ref" "$WORK/plain.16m"; then
+	ok "data.csv of a file with 1 MiB pages and dictionaries reads whole at cache_size=16M ($(stat -c %s "$WORK/plain.ref") bytes)"
+else
+	fail "data.csv at cache_size=16M: $(head -c 200 "$WORK/plain.err")"
+fi
+HWM=$(kb "$PID" VmHWM)
+LIMIT=$(( (16 + 32 + SLACK) * 1024 ))
+[ "$HWM" -lt "$LIMIT" ] && ok "VmHWM $((HWM / 1024)) MiB (< cache_size + 32 MiB headroom + $SLACK MiB)" ||
+	fail "VmHWM $((HWM / 1024)) MiB reading it, over cache_size + 32 + $SLACK MiB"
+umount_fs "$M"
+budget_zero "small cache_size"
 
 finish

@@ -85,6 +85,25 @@ START_TEST(test_budget_counts)
 	ck_assert_uint_eq(pq_budget_used(b), 0);
 	ck_assert(pq_budget_try_charge(NULL, 1u << 30)); /* no budget: anything */
 	pq_budget_free(b);
+
+	/* headroom: past the limit the reclaim hook is asked first, then the
+	 * charge fits up to limit + headroom, never beyond */
+	reclaims = 0;
+	b = pq_budget_new(1000);
+	pq_budget_set_reclaim(b, count_reclaim, NULL);
+	pq_budget_set_headroom(b, 500);
+	ck_assert(pq_budget_try_charge(b, 900));
+	ck_assert_int_eq(reclaims, 0);
+	ck_assert(pq_budget_try_charge(b, 400)); /* 1300: in the headroom */
+	ck_assert_int_eq(reclaims, 1);
+	ck_assert(!pq_budget_try_charge(b, 201)); /* 1501: past it */
+	ck_assert_int_eq(reclaims, 2);
+	ck_assert(pq_budget_try_charge(b, 200)); /* exactly 1500 */
+	ck_assert(!pq_budget_try_charge(b, 2000)); /* larger than limit + headroom */
+	ck_assert_uint_eq(pq_budget_used(b), 1500);
+	ck_assert_uint_eq(pq_budget_refusals(b), 2);
+	pq_budget_release(b, 1500);
+	pq_budget_free(b);
 	b = pq_budget_new(10000);
 
 	/* an arena: charged per block, all of it back at free */

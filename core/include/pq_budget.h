@@ -26,7 +26,11 @@ typedef void (*pq_budget_reclaim_fn)(void *ctx, uint64_t need);
 pq_budget *pq_budget_new(uint64_t limit);
 /* Frees the object (what is still charged is the caller's to report). */
 void pq_budget_free(pq_budget *b);
-/* Set before the budget is shared. */
+/* Set before the budget is shared. A charge past the limit first asks the
+ * reclaim hook for room; it is refused only past limit + headroom (0 by
+ * default), so a reader whose working set is larger than what reclaiming
+ * leaves free still reads, and the total stays bounded. */
+void pq_budget_set_headroom(pq_budget *b, uint64_t bytes);
 void pq_budget_set_reclaim(pq_budget *b, pq_budget_reclaim_fn fn, void *ctx);
 
 /* Charges n bytes if they fit (after the reclaim hook, once); false when

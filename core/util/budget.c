@@ -8,7 +8,8 @@
 #include <stdlib.h>
 
 struct pq_budget {
-	uint64_t limit;
+	uint64_t limit;         /* past it, the reclaim hook is asked for room */
+	uint64_t hard;          /* past it, a charge is refused: limit + headroom */
 	_Atomic uint64_t used, peak, refusals;
 	pq_budget_reclaim_fn reclaim;
 	void *ctx;
@@ -23,13 +24,18 @@ pq_budget *pq_budget_new(uint64_t limit)
 {
 	pq_budget *b = calloc(1, sizeof *b);
 	if (b)
-		b->limit = limit;
+		b->limit = b->hard = limit;
 	return b;
 }
 
 void pq_budget_free(pq_budget *b)
 {
 	free(b);
+}
+
+void pq_budget_set_headroom(pq_budget *b, uint64_t bytes)
+{
+	b->hard = b->limit > UINT64_MAX - bytes ? UINT64_MAX : b->limit + bytes;
 }
 
 void pq_budget_set_reclaim(pq_budget *b, pq_budget_reclaim_fn fn, void *ctx)
@@ -45,11 +51,11 @@ static void note_peak(pq_budget *b, uint64_t now)
 		;
 }
 
-static bool charge_if_fits(pq_budget *b, uint64_t n)
+static bool charge_if_fits(pq_budget *b, uint64_t n, uint64_t limit)
 {
 	uint64_t cur = atomic_load(&b->used);
 	do {
-		if (n > b->limit || cur > b->limit - n)
+		if (n > limit || cur > limit - n)
 			return false;
 	} while (!atomic_compare_exchange_weak(&b->used, &cur, cur + n));
 	note_peak(b, cur + n);
@@ -71,17 +77,20 @@ bool pq_budget_try_charge(pq_budget *b, uint64_t n)
 		pq_budget_charge(b, n);
 		return true;
 	}
-	if (charge_if_fits(b, n))
+	if (charge_if_fits(b, n, b->limit))
 		return true;
-	if (b->reclaim && !reclaiming && n <= b->limit) {
+	if (b->reclaim && !reclaiming && n <= b->hard) {
 		uint64_t used = atomic_load(&b->used);
-		uint64_t over = used > b->limit - n ? used - (b->limit - n) : 0;
+		uint64_t over = n > b->limit ? used + n - b->limit
+			      : used > b->limit - n ? used - (b->limit - n) : 0;
 		reclaiming = true;
 		b->reclaim(b->ctx, over ? over : n);
 		reclaiming = false;
-		if (charge_if_fits(b, n))
-			return true;
 	}
+	/* what reclaiming could not free may still fit the headroom: one
+	 * reader's working set past a small limit */
+	if (charge_if_fits(b, n, b->hard))
+		return true;
 	atomic_fetch_add(&b->refusals, 1);
 	return false;
 }
