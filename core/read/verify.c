@@ -62,9 +62,24 @@ static void check_wkb(verifier *v, const pq_page_data *pd, const char *where)
 			first ? first : "?");
 }
 
-/* Checks one decoded data page; returns rows started in it. */
-static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info *pi,
-			   const pq_page_data *pd, const char *where, uint64_t *nulls)
+/* What the pieces of one data page (windows and runs) add up to. */
+typedef struct page_tally {
+	uint64_t rows, nulls; /* rows started, null slots */
+	bool started;         /* a piece with slots was seen */
+} page_tally;
+
+/* The chunk's first slot must start a row. */
+static void check_first_rep(verifier *v, const pq_page_info *pi, page_tally *t, unsigned rep,
+			    const char *where)
+{
+	if (!t->started && pi->first_slot == 0 && rep != 0)
+		problem(v, "%s: first value of the chunk has repetition level %u, not 0", where, rep);
+	t->started = true;
+}
+
+/* A window of a data page. */
+static void tally_window(verifier *v, const pq_leaf *leaf, const pq_page_info *pi,
+			 const pq_page_data *pd, const char *where, page_tally *t)
 {
 	uint64_t rows = 0, nn = 0;
 	for (size_t i = 0; i < pd->nslots; i++) {
@@ -73,8 +88,33 @@ static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info 
 		if (pd->def && pd->def[i] < leaf->max_def)
 			nn++;
 	}
-	if (pd->rep && pd->nslots && pd->rep[0] != 0 && pi->first_slot == 0)
-		problem(v, "%s: first value of the chunk has repetition level %u, not 0", where, pd->rep[0]);
+	if (pd->nslots)
+		check_first_rep(v, pi, t, pd->rep ? pd->rep[0] : 0, where);
+	t->rows += rows;
+	t->nulls += nn;
+	if (leaf->render.kind == PQ_R_GEO)
+		check_wkb(v, pd, where);
+}
+
+/* A run of slots with the same levels: counted, not expanded. (GEO
+ * columns take no runs: their WKB check counts values one by one.) */
+static void tally_run(verifier *v, const pq_leaf *leaf, const pq_page_info *pi,
+		      const pq_slot_run *run, const char *where, page_tally *t)
+{
+	if (run->n)
+		check_first_rep(v, pi, t, run->rep, where);
+	if (leaf->max_rep == 0 || run->rep == 0)
+		t->rows += run->n;
+	if (leaf->max_def > 0 && run->def < leaf->max_def)
+		t->nulls += run->n;
+}
+
+/* The checks of a whole data page against its header; returns the rows
+ * started in it. */
+static uint64_t check_page_end(verifier *v, const pq_leaf *leaf, const pq_page_info *pi,
+			       const page_tally *t, const char *where, uint64_t *nulls)
+{
+	uint64_t rows = t->rows, nn = t->nulls;
 	const pq_page_header *h = &pi->header;
 	if (h->type == PQ_PAGE_DATA_V2) {
 		const pq_data_page_header_v2 *d = &h->data_page_header_v2;
@@ -91,10 +131,61 @@ static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info 
 	if (s && s->has_null_count && leaf->max_rep == 0 && (uint64_t)s->null_count != nn)
 		problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
 			s->null_count, nn);
-	if (leaf->render.kind == PQ_R_GEO)
-		check_wkb(v, pd, where);
 	*nulls += nn;
 	return rows;
+}
+
+/* Slots a run must span to be taken as one (shorter ones: windows). */
+#define RUN_MIN 4096
+
+/* Walks one data page piece by piece (runs where the encoding has them,
+ * else windows), handing each to fn. PQ_OK with its rows, or the failure
+ * in err (fn has been told). */
+static pq_status walk_page(verifier *v, const pq_chunk_layout *l, const pq_page_info *pi,
+			   pq_page_data *dict, const char *pw, pq_verify_page_fn fn, void *ctx,
+			   uint64_t *rows, uint64_t *nulls, pq_error *err)
+{
+	const pq_file *f = v->f;
+	const pq_leaf *leaf = pq_schema_leaf(f->schema, l->col);
+	uint32_t index = (uint32_t)(pi - l->pages);
+	page_tally t = {0};
+	pq_page_reader *r = NULL;
+	pq_status st = pq_page_reader_open(f, l, pi, dict, &r, err);
+	bool first = true;
+	while (st == PQ_OK) {
+		pq_slot_run run;
+		bool found;
+		st = pq_page_reader_run(r, leaf->render.kind == PQ_R_GEO ? UINT64_MAX : RUN_MIN, &run,
+					&found, err);
+		if (st != PQ_OK)
+			break;
+		if (found) {
+			tally_run(v, leaf, pi, &run, pw, &t);
+			if (fn)
+				fn(ctx, l, index, &(pq_verify_piece){NULL, &run, first, false}, NULL);
+			first = false;
+			continue;
+		}
+		pq_page_data *pd = NULL;
+		st = pq_page_reader_next(r, PQ_PAGE_WINDOW_SLOTS, &pd, err);
+		if (st != PQ_OK || !pd)
+			break;
+		tally_window(v, leaf, pi, pd, pw, &t);
+		if (fn)
+			fn(ctx, l, index, &(pq_verify_piece){pd, NULL, first, false}, NULL);
+		first = false;
+		pq_page_data_unref(pd);
+	}
+	pq_page_reader_free(r);
+	if (st != PQ_OK) {
+		if (fn)
+			fn(ctx, l, index, NULL, err);
+		return st;
+	}
+	if (fn)
+		fn(ctx, l, index, &(pq_verify_piece){NULL, NULL, first, true}, NULL);
+	*rows += check_page_end(v, leaf, pi, &t, pw, nulls);
+	return PQ_OK;
 }
 
 /* The chunk's values lie inside its stored bounding box (Geospatial.md;
@@ -165,7 +256,6 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 	const pq_file *f = v->f;
 	char where[256];
 	pq_file_where(f, rg, col, where, sizeof where);
-	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
 	pq_error err;
 	pq_error_clear(&err);
 	pq_chunk_layout *own = NULL;
@@ -201,23 +291,24 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 				(uint32_t)pi->header.crc, computed);
 		else if (crc == PQ_CRC_OK)
 			v->crcs++;
+		if (pi != l->dict) {
+			if (walk_page(v, l, pi, dict, pw, fn, ctx, &rows, &nulls, &err) != PQ_OK) {
+				problem(v, "%s", err.msg);
+				ok = false;
+			}
+			continue;
+		}
 		pq_page_data *pd = NULL;
-		pq_status st = pq_page_decode(f, l, pi, dict, &pd, &err);
+		pq_status st = pq_page_decode(f, l, pi, NULL, &pd, &err);
 		if (fn)
-			fn(ctx, l, index, pd, st == PQ_OK ? NULL : &err);
+			fn(ctx, l, index, st == PQ_OK ? &(pq_verify_piece){pd, NULL, true, true} : NULL,
+			   st == PQ_OK ? NULL : &err);
 		if (st != PQ_OK) {
 			problem(v, "%s", err.msg);
 			ok = false;
-			if (pi == l->dict)
-				break;
-			continue;
+			break;
 		}
-		if (pi == l->dict)
-			dict = pd;
-		else {
-			rows += check_page(v, leaf, pi, pd, pw, &nulls);
-			pq_page_data_unref(pd);
-		}
+		dict = pd;
 	}
 	res->rows = rows;
 	res->nulls = nulls;

@@ -9,6 +9,7 @@
 #error "verify_internal.h is private to core/read/"
 #endif
 
+#include "file_internal.h"
 #include "pq_file.h"
 #include "pq_render.h"
 
@@ -32,12 +33,24 @@ typedef struct pq_verify_chunk {
 
 #define PQ_VERIFY_DICT UINT32_MAX /* the page index of the dictionary page */
 
-/* Called with each data page the walk decodes (pd, err NULL) or fails to
- * (pd NULL, err why); page indexes l->pages, or is PQ_VERIFY_DICT for the
- * dictionary page (after which, if it failed, the walk stops). pd is
- * the walk's: fn takes a reference to keep it. */
+/* A piece of a data page as the walk decodes it: a window of its slots
+ * (pd), or a run of slots with the same levels and value (run), or the
+ * end of the page (last: neither). The dictionary page comes whole as pd
+ * (first and last). */
+typedef struct pq_verify_piece {
+	const pq_page_data *pd;
+	const pq_slot_run *run;
+	bool first; /* the page's first piece */
+	bool last;  /* the page is complete */
+} pq_verify_piece;
+
+/* Called with each piece of each data page the walk decodes (err NULL),
+ * or once for a page that fails (piece NULL, err why; pieces of it may
+ * have come before); page indexes l->pages, or is PQ_VERIFY_DICT for the
+ * dictionary page (after which, if it failed, the walk stops). The piece
+ * is the walk's: fn takes a reference to keep a pd. */
 typedef void (*pq_verify_page_fn)(void *ctx, const pq_chunk_layout *l, uint32_t page,
-				  const pq_page_data *pd, const pq_error *err);
+				  const pq_verify_piece *piece, const pq_error *err);
 
 /* Checks chunk (rg, col): walks its pages (decoding each; fn, when not
  * NULL, sees every data page) and then its metadata. l: the chunk's
