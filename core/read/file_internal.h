@@ -64,6 +64,7 @@ struct pq_file {
 	uint32_t num_columns;
 	pq_file_crypto *crypto; /* NULL for a plaintext file */
 	uint64_t page_budget;   /* memory one page may take to decode */
+	size_t page_window;     /* slots a page reader decodes at once */
 };
 
 /* ---- file_crypto.c: modular encryption on the read side ---- */
@@ -115,7 +116,8 @@ int pq_level_bits(int max);
 
 /* ---- page_reader.c: a data page a window of slots at a time ---- */
 
-/* Slots decoded at once by a page reader: a page of more slots is decoded
+/* Slots decoded at once by a page reader (the default and maximum of
+ * pq_file_set_page_window): a page of more slots is decoded
  * window by window (its levels and dictionary indices resume mid-run,
  * PLAIN values by offset), so what a page claims bounds no allocation.
  * Pages that cannot resume cheaply (deprecated BIT_PACKED levels, PLAIN
@@ -140,7 +142,7 @@ typedef struct pq_slot_run {
 pq_status pq_page_reader_open(const pq_file *f, const pq_chunk_layout *l,
 			      const pq_page_info *page, pq_page_data *dict,
 			      pq_page_reader **out, pq_error *err);
-/* The next up to max slots (1 <= max <= PQ_PAGE_WINDOW_SLOTS; a page
+/* The next up to max slots (0 or over the file's window: a window; a page
  * decoded whole comes as one window) as a page of their own (its own
  * reference), or NULL after the last. Messages name the page. */
 pq_status pq_page_reader_next(pq_page_reader *r, size_t max, pq_page_data **out, pq_error *err);
@@ -150,7 +152,7 @@ pq_status pq_page_reader_next(pq_page_reader *r, size_t max, pq_page_data **out,
 pq_status pq_page_reader_run(pq_page_reader *r, uint64_t min, pq_slot_run *run, bool *found,
 			     pq_error *err);
 /* Whether a data page is read window by window (else decoded whole). */
-bool pq_page_windowed(const pq_leaf *leaf, const pq_page_info *page);
+bool pq_page_windowed(const pq_file *f, const pq_leaf *leaf, const pq_page_info *page);
 /* Slots taken so far. */
 uint64_t pq_page_reader_pos(const pq_page_reader *r);
 void pq_page_reader_free(pq_page_reader *r);

@@ -8,7 +8,7 @@
  * runs, pq_page_reader_run hands over a whole run without expanding it,
  * so sizes and checks of a run cost O(1).
  *
- * Pages of at most PQ_PAGE_WINDOW_SLOTS slots, and pages whose encodings
+ * Pages of at most a window of slots, and pages whose encodings
  * cannot resume cheaply, are decoded whole by pq_page_decode (one window,
  * bounded by PQ_MAX_PAGE_SLOTS). */
 #include "config.h"
@@ -103,9 +103,9 @@ static bool resumable(const pq_leaf *leaf, const pq_page_info *pi)
 	}
 }
 
-bool pq_page_windowed(const pq_leaf *leaf, const pq_page_info *page)
+bool pq_page_windowed(const pq_file *f, const pq_leaf *leaf, const pq_page_info *page)
 {
-	return page->num_slots > PQ_PAGE_WINDOW_SLOTS && resumable(leaf, page);
+	return page->num_slots > f->page_window && resumable(leaf, page);
 }
 
 static pq_status setup_windowed(pq_page_reader *r, pq_page_data *dict, pq_error *err)
@@ -190,7 +190,7 @@ pq_status pq_page_reader_open(const pq_file *f, const pq_chunk_layout *l,
 	r->leaf = leaf;
 	r->nslots = page->num_slots;
 	pq_status st;
-	if (!pq_page_windowed(leaf, page)) {
+	if (!pq_page_windowed(f, leaf, page)) {
 		st = pq_page_decode(f, l, page, dict, &r->whole, err); /* names the page */
 	} else {
 		st = setup_windowed(r, dict, err);
@@ -295,8 +295,8 @@ pq_status pq_page_reader_next(pq_page_reader *r, size_t max, pq_page_data **out,
 	}
 	if (!r->hold || r->pos >= r->nslots)
 		return PQ_OK;
-	if (max == 0 || max > PQ_PAGE_WINDOW_SLOTS)
-		max = PQ_PAGE_WINDOW_SLOTS;
+	if (max == 0 || max > r->f->page_window)
+		max = r->f->page_window;
 	size_t n = r->nslots - r->pos < max ? (size_t)(r->nslots - r->pos) : max;
 	pq_page_data *pd = calloc(1, sizeof *pd);
 	PQ_CHECK(pd, err, PQ_ENOMEM, "no memory");

@@ -51,7 +51,7 @@ static pq_status stream_next(void *ctx, pq_leaf_cursor *c, pq_error *err)
 			const pq_page_info *pi = &s->layout->pages[s->next_page++];
 			PQ_TRY(pq_page_reader_open(s->f, s->layout, pi, s->dict, &s->reader, err));
 		}
-		PQ_TRY(pq_page_reader_next(s->reader, PQ_PAGE_WINDOW_SLOTS, &s->page, err));
+		PQ_TRY(pq_page_reader_next(s->reader, 0, &s->page, err));
 		if (!s->page) {
 			pq_page_reader_free(s->reader);
 			s->reader = NULL;

@@ -203,7 +203,8 @@ static void on_page(void *ctx, const pq_chunk_layout *l, uint32_t page,
 
 /* Decoded bytes a page takes: its body as read and decompressed, levels
  * and values (an estimate from the header; views for BYTE_ARRAY). */
-static uint64_t page_need(const pq_leaf *leaf, const pq_page_info *pi, int64_t nvalues)
+static uint64_t page_need(const pq_file *f, const pq_leaf *leaf, const pq_page_info *pi,
+			  int64_t nvalues)
 {
 	uint64_t width = leaf->physical == PQ_BYTE_ARRAY
 				 ? sizeof(pq_bytes)
@@ -212,21 +213,21 @@ static uint64_t page_need(const pq_leaf *leaf, const pq_page_info *pi, int64_t n
 			       ? (uint64_t)pi->header.uncompressed_page_size
 			       : 0;
 	uint64_t n = nvalues > 0 ? (uint64_t)nvalues : 0;
-	if (pi->header.type != PQ_PAGE_DICTIONARY && pq_page_windowed(leaf, pi))
-		n = PQ_PAGE_WINDOW_SLOTS; /* decoded a window at a time */
+	if (pi->header.type != PQ_PAGE_DICTIONARY && pq_page_windowed(f, leaf, pi))
+		n = f->page_window; /* decoded a window at a time */
 	return (uint64_t)pi->body_len + unc + n * (width + 4) + 4096;
 }
 
-static uint64_t chunk_need(const pq_leaf *leaf, const pq_chunk_layout *l)
+static uint64_t chunk_need(const pq_file *f, const pq_leaf *leaf, const pq_chunk_layout *l)
 {
 	uint64_t max = 0;
 	for (uint32_t p = 0; p < l->num_pages; p++) {
-		uint64_t n = page_need(leaf, &l->pages[p], l->pages[p].num_slots);
+		uint64_t n = page_need(f, leaf, &l->pages[p], l->pages[p].num_slots);
 		if (n > max)
 			max = n;
 	}
 	if (l->dict)
-		max += page_need(leaf, l->dict, l->dict->header.dictionary_page_header.num_values);
+		max += page_need(f, leaf, l->dict, l->dict->header.dictionary_page_header.num_values);
 	return max;
 }
 
@@ -247,7 +248,7 @@ void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *
 		return;
 	}
 	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
-	w->need = chunk_need(leaf, l);
+	w->need = chunk_need(f, leaf, l);
 	if (w->need > budget->max) {
 		char where[256], msg[PQ_ERROR_MSG_MAX];
 		pq_file_where(f, rg, col, where, sizeof where);

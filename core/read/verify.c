@@ -167,7 +167,7 @@ static pq_status walk_page(verifier *v, const pq_chunk_layout *l, const pq_page_
 			continue;
 		}
 		pq_page_data *pd = NULL;
-		st = pq_page_reader_next(r, PQ_PAGE_WINDOW_SLOTS, &pd, err);
+		st = pq_page_reader_next(r, 0, &pd, err);
 		if (st != PQ_OK || !pd)
 			break;
 		tally_window(v, leaf, pi, pd, pw, &t);
