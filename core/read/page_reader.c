@@ -149,14 +149,13 @@ static pq_status setup_windowed(pq_page_reader *r, pq_page_data *dict, pq_error 
 		PQ_CHECK(dict, err, PQ_ECORRUPT,
 			 "dictionary-encoded page but the chunk has no dictionary page");
 		r->vmode = V_DICT;
+		__atomic_add_fetch(&dict->refs, 1, __ATOMIC_RELAXED); /* held by hold */
+		hold->dict = dict;
 		if (len == 0) /* no values at all: any index needed fails */
 			return pq_rle_decoder_init(&r->idx, p, 0, 0, err);
 		PQ_CHECK(p[0] <= 32, err, PQ_ECORRUPT, "dictionary indices: bit width %u exceeds 32",
 			 p[0]);
-		PQ_TRY(pq_rle_decoder_init(&r->idx, p + 1, len - 1, p[0], err));
-		__atomic_add_fetch(&dict->refs, 1, __ATOMIC_RELAXED); /* held by hold */
-		hold->dict = dict;
-		return PQ_OK;
+		return pq_rle_decoder_init(&r->idx, p + 1, len - 1, p[0], err);
 	case PQ_ENC_RLE: {
 		r->vmode = V_RLE_BOOL;
 		PQ_CHECK(len >= 4, err, PQ_ECORRUPT,
