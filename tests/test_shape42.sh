@@ -72,8 +72,11 @@ line=$(pass_line same.parquet)
 [[ "$line" == *"(2 pages, 4 shared)"* ]] &&
 	ok "same: the size pass measured its 2 distinct pages once ($line)" ||
 	fail "same: size pass line: '$line' (expected 2 pages measured, 4 shared)"
+# slide: 12 page references, 6 distinct pages, no two chunks alike
 line=$(pass_line slide.parquet)
-[ -n "$line" ] && ok "slide: one size pass ($line)" || fail "slide: no size pass line"
+[[ "$line" == *"(6 pages, 6 shared)"* ]] &&
+	ok "slide: the size pass measured its 6 distinct pages once ($line)" ||
+	fail "slide: size pass line: '$line' (expected 6 pages measured, 6 shared)"
 
 # ---- heads and whole reads against the generator -------------------------------------
 python3 "$GEN" $SAME --expect csv-head --bytes 1000 >"$WORK/head.csv"

@@ -29,6 +29,8 @@ typedef struct page_acc {
 	bool oom;
 } page_acc;
 
+_Static_assert(sizeof(page_acc) <= PQ_PAGE_MEMO_USER, "a page's sizes fit the page memo");
+
 typedef struct page_ctx {
 	const pq_file *f;
 	const pq_leaf *leaf;
@@ -191,8 +193,15 @@ static void on_page(void *ctx, const pq_chunk_layout *l, uint32_t page,
 		fail(c->cs, err ? err->status : PQ_ECORRUPT, err ? err->msg : "page did not decode");
 		return;
 	}
+	if (piece->memo) { /* measured before, through another row group */
+		memcpy(&c->acc, piece->memo, sizeof c->acc);
+		page_done(c, page);
+		return;
+	}
 	if (piece->first)
 		memset(&c->acc, 0, sizeof c->acc);
+	if (piece->last && piece->save)
+		memcpy(piece->save, &c->acc, sizeof c->acc);
 	if (piece->pd)
 		measure_window(c, piece->pd);
 	else if (piece->run)
@@ -232,7 +241,7 @@ static uint64_t chunk_need(const pq_file *f, const pq_leaf *leaf, const pq_chunk
 }
 
 void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *budget,
-		    pq_chunk_sizes *cs, pq_chunk_work *w)
+		    pq_page_memo *memo, pq_chunk_sizes *cs, pq_chunk_work *w)
 {
 	pq_error err;
 	pq_error_clear(&err);
@@ -271,7 +280,7 @@ void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *
 	page_ctx c = {.f = f, .leaf = leaf, .cs = cs, .w = w, .levels = pq_column_has_levels(f, col)};
 	w->rows_ok = true;
 	pq_mem_reserve(budget, w->need);
-	pq_verify_chunk_run(f, rg, col, l, on_page, &c, &w->verify);
+	pq_verify_chunk_run_memo(f, rg, col, l, on_page, &c, memo, &w->memoable, &w->verify);
 	w->verified = true;
 	if (c.dict_failed) {
 		/* The walk stops at a broken dictionary; pages that need none
@@ -284,7 +293,7 @@ void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *
 				on_page(&c, l, p, NULL, &perr);
 				continue;
 			}
-			on_page(&c, l, p, &(pq_verify_piece){pd, NULL, true, true}, NULL);
+			on_page(&c, l, p, &(pq_verify_piece){pd, NULL, true, true, NULL, NULL}, NULL);
 			pq_page_data_unref(pd);
 		}
 	}

@@ -24,6 +24,8 @@ typedef struct verifier {
 	const pq_file *f;
 	pq_buf *out;
 	uint64_t problems, pages, crcs;
+	pq_page_memo *memo;  /* or NULL */
+	uint64_t memoable;   /* data pages found in memo or kept there */
 	pq_wkb_box box; /* GEOMETRY / GEOGRAPHY: the coordinates of the chunk */
 } verifier;
 
@@ -66,15 +68,19 @@ static void check_wkb(verifier *v, const pq_page_data *pd, const char *where)
 typedef struct page_tally {
 	uint64_t rows, nulls; /* rows started, null slots */
 	bool started;         /* a piece with slots was seen */
+	uint16_t first_rep;   /* ... and the repetition level of its first slot */
 } page_tally;
 
 /* The chunk's first slot must start a row. */
 static void check_first_rep(verifier *v, const pq_page_info *pi, page_tally *t, unsigned rep,
 			    const char *where)
 {
-	if (!t->started && pi->first_slot == 0 && rep != 0)
+	if (t->started)
+		return;
+	if (pi->first_slot == 0 && rep != 0)
 		problem(v, "%s: first value of the chunk has repetition level %u, not 0", where, rep);
 	t->started = true;
+	t->first_rep = (uint16_t)rep;
 }
 
 /* A window of a data page. */
@@ -143,7 +149,8 @@ static uint64_t check_page_end(verifier *v, const pq_leaf *leaf, const pq_page_i
  * in err (fn has been told). */
 static pq_status walk_page(verifier *v, const pq_chunk_layout *l, const pq_page_info *pi,
 			   pq_page_data *dict, const char *pw, pq_verify_page_fn fn, void *ctx,
-			   uint64_t *rows, uint64_t *nulls, pq_error *err)
+			   uint64_t *rows, uint64_t *nulls, page_tally *tally, void *save,
+			   pq_error *err)
 {
 	const pq_file *f = v->f;
 	const pq_leaf *leaf = pq_schema_leaf(f->schema, l->col);
@@ -162,7 +169,7 @@ static pq_status walk_page(verifier *v, const pq_chunk_layout *l, const pq_page_
 		if (found) {
 			tally_run(v, leaf, pi, &run, pw, &t);
 			if (fn)
-				fn(ctx, l, index, &(pq_verify_piece){NULL, &run, first, false}, NULL);
+				fn(ctx, l, index, &(pq_verify_piece){NULL, &run, first, false, NULL, NULL}, NULL);
 			first = false;
 			continue;
 		}
@@ -172,7 +179,7 @@ static pq_status walk_page(verifier *v, const pq_chunk_layout *l, const pq_page_
 			break;
 		tally_window(v, leaf, pi, pd, pw, &t);
 		if (fn)
-			fn(ctx, l, index, &(pq_verify_piece){pd, NULL, first, false}, NULL);
+			fn(ctx, l, index, &(pq_verify_piece){pd, NULL, first, false, NULL, NULL}, NULL);
 		first = false;
 		pq_page_data_unref(pd);
 	}
@@ -183,9 +190,46 @@ static pq_status walk_page(verifier *v, const pq_chunk_layout *l, const pq_page_
 		return st;
 	}
 	if (fn)
-		fn(ctx, l, index, &(pq_verify_piece){NULL, NULL, first, true}, NULL);
+		fn(ctx, l, index, &(pq_verify_piece){NULL, NULL, first, true, NULL, save}, NULL);
+	*tally = t;
 	*rows += check_page_end(v, leaf, pi, &t, pw, nulls);
 	return PQ_OK;
+}
+
+/* The memo's key for a data page, false when the page is never kept. */
+static bool memo_key(const verifier *v, const pq_chunk_layout *l, const pq_page_info *pi,
+		     pq_page_memo_key *k)
+{
+	const pq_leaf *leaf = pq_schema_leaf(v->f->schema, l->col);
+	const pq_column_meta_data *m = pq_file_chunk_meta(v->f, l->rg, l->col);
+	if (!v->memo || !m || leaf->render.kind == PQ_R_GEO ||
+	    pq_file_chunk_crypto(v->f, l->rg, l->col))
+		return false;
+	k->header_offset = pi->header_offset;
+	k->dict_offset = l->dict ? l->dict->header_offset : UINT64_MAX;
+	/* the same bytes decompress by the codec of the chunk that holds them */
+	k->col = (uint64_t)l->col | (uint64_t)(uint32_t)m->codec << 32;
+	return true;
+}
+
+/* A page walked before: its findings replayed, nothing read. */
+static void replay_page(verifier *v, const pq_chunk_layout *l, const pq_page_info *pi,
+			const pq_page_memo_entry *e, const char *pw, pq_verify_page_fn fn,
+			void *ctx, uint64_t *rows, uint64_t *nulls)
+{
+	const pq_leaf *leaf = pq_schema_leaf(v->f->schema, l->col);
+	if (e->crc == PQ_CRC_OK)
+		v->crcs++;
+	page_tally t = {0};
+	if (e->has_slots)
+		check_first_rep(v, pi, &t, e->first_rep, pw);
+	t.rows = e->rows;
+	t.nulls = e->nulls;
+	if (fn)
+		fn(ctx, l, (uint32_t)(pi - l->pages),
+		   &(pq_verify_piece){NULL, NULL, true, true, e->user, NULL}, NULL);
+	*rows += check_page_end(v, leaf, pi, &t, pw, nulls);
+	v->memoable++;
 }
 
 /* The chunk's values lie inside its stored bounding box (Geospatial.md;
@@ -282,6 +326,14 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 		else
 			snprintf(pw, sizeof pw, "%s, page %td", where, pi - l->pages);
 		v->pages++;
+		pq_page_memo_key key;
+		pq_page_memo_entry e;
+		bool keep = pi != l->dict && memo_key(v, l, pi, &key);
+		if (keep && pq_page_memo_get(v->memo, &key, &e)) {
+			replay_page(v, l, pi, &e, pw, fn, ctx, &rows, &nulls);
+			continue;
+		}
+		uint64_t problems = v->problems;
 		pq_crc_state crc;
 		uint32_t computed;
 		if (pq_page_crc(f, pi, &crc, &computed, &err) != PQ_OK)
@@ -292,16 +344,29 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 		else if (crc == PQ_CRC_OK)
 			v->crcs++;
 		if (pi != l->dict) {
-			if (walk_page(v, l, pi, dict, pw, fn, ctx, &rows, &nulls, &err) != PQ_OK) {
+			page_tally t;
+			if (keep)
+				memset(&e, 0, sizeof e);
+			if (walk_page(v, l, pi, dict, pw, fn, ctx, &rows, &nulls, &t,
+				      keep ? e.user : NULL, &err) != PQ_OK) {
 				problem(v, "%s", err.msg);
 				ok = false;
+			} else if (keep && v->problems == problems) {
+				e.crc = crc;
+				e.rows = t.rows;
+				e.nulls = t.nulls;
+				e.has_slots = t.started;
+				e.first_rep = t.first_rep;
+				pq_page_memo_put(v->memo, &key, &e);
+				v->memoable++;
 			}
 			continue;
 		}
 		pq_page_data *pd = NULL;
 		pq_status st = pq_page_decode(f, l, pi, NULL, &pd, &err);
 		if (fn)
-			fn(ctx, l, index, st == PQ_OK ? &(pq_verify_piece){pd, NULL, true, true} : NULL,
+			fn(ctx, l, index,
+			   st == PQ_OK ? &(pq_verify_piece){pd, NULL, true, true, NULL, NULL} : NULL,
 			   st == PQ_OK ? NULL : &err);
 		if (st != PQ_OK) {
 			problem(v, "%s", err.msg);
@@ -331,13 +396,22 @@ static void finish_chunk(verifier *v, uint32_t rg, uint32_t col, pq_verify_chunk
 	out->crcs = v->crcs;
 }
 
+void pq_verify_chunk_run_memo(const pq_file *f, uint32_t rg, uint32_t col,
+			      const pq_chunk_layout *l, pq_verify_page_fn fn, void *ctx,
+			      pq_page_memo *memo, uint64_t *memoable, pq_verify_chunk *out)
+{
+	memset(out, 0, sizeof *out);
+	verifier v = {.f = f, .out = &out->text, .memo = memo};
+	check_chunk(&v, rg, col, l, fn, ctx, out);
+	finish_chunk(&v, rg, col, out);
+	if (memoable)
+		*memoable = v.memoable;
+}
+
 void pq_verify_chunk_run(const pq_file *f, uint32_t rg, uint32_t col, const pq_chunk_layout *l,
 			 pq_verify_page_fn fn, void *ctx, pq_verify_chunk *out)
 {
-	memset(out, 0, sizeof *out);
-	verifier v = {.f = f, .out = &out->text};
-	check_chunk(&v, rg, col, l, fn, ctx, out);
-	finish_chunk(&v, rg, col, out);
+	pq_verify_chunk_run_memo(f, rg, col, l, fn, ctx, NULL, NULL, out);
 }
 
 void pq_verify_chunk_reuse(const pq_file *f, uint32_t rg, uint32_t col,

@@ -42,7 +42,44 @@ typedef struct pq_verify_piece {
 	const pq_slot_run *run;
 	bool first; /* the page's first piece */
 	bool last;  /* the page is complete */
+	/* With a page memo: the caller's record of this page from an earlier
+	 * walk (the page is not decoded: the only piece, first and last), or,
+	 * on the last piece of a page decoded now, where the caller writes its
+	 * record (PQ_PAGE_MEMO_USER bytes; NULL when the page is not kept). */
+	const void *memo;
+	void *save;
 } pq_verify_piece;
+
+/* ---- page_memo.c: pages met before in one size pass ---- */
+
+#define PQ_PAGE_MEMO_USER 64
+
+typedef struct pq_page_memo_key {
+	uint64_t header_offset; /* the page's header */
+	uint64_t dict_offset;   /* its chunk's dictionary page header, or UINT64_MAX */
+	uint64_t col;           /* the column, and the chunk's codec in the high half */
+} pq_page_memo_key;
+
+/* What a walk of the page found (only pages without problems are kept,
+ * so nothing of it names a row group) and the caller's record. */
+typedef struct pq_page_memo_entry {
+	pq_crc_state crc;
+	uint64_t rows, nulls;
+	bool has_slots;
+	uint16_t first_rep;
+	_Alignas(8) uint8_t user[PQ_PAGE_MEMO_USER];
+} pq_page_memo_entry;
+
+typedef struct pq_page_memo pq_page_memo;
+
+/* A memo of at most max_entries pages (thread-safe); NULL without memory. */
+pq_page_memo *pq_page_memo_new(uint64_t max_entries);
+void pq_page_memo_free(pq_page_memo *m);
+bool pq_page_memo_get(pq_page_memo *m, const pq_page_memo_key *k, pq_page_memo_entry *out);
+/* Keeps e for k unless k is kept already or the memo is full. */
+void pq_page_memo_put(pq_page_memo *m, const pq_page_memo_key *k, const pq_page_memo_entry *e);
+/* Distinct pages kept. */
+uint64_t pq_page_memo_count(pq_page_memo *m);
 
 /* Called with each piece of each data page the walk decodes (err NULL),
  * or once for a page that fails (piece NULL, err why; pieces of it may
@@ -57,6 +94,15 @@ typedef void (*pq_verify_page_fn)(void *ctx, const pq_chunk_layout *l, uint32_t 
  * layout when the caller has it loaded, else NULL. */
 void pq_verify_chunk_run(const pq_file *f, uint32_t rg, uint32_t col, const pq_chunk_layout *l,
 			 pq_verify_page_fn fn, void *ctx, pq_verify_chunk *out);
+/* The same with a page memo (may be NULL): a data page kept in it is not
+ * read again (fn gets its record as the piece's memo), one walked now
+ * without problems is kept (with the record fn writes to save). *memoable
+ * (may be NULL) counts the data pages that were either. Pages of GEO
+ * columns (their walk gathers coordinates) and of encrypted chunks (their
+ * bytes are bound to the row group) are never kept. */
+void pq_verify_chunk_run_memo(const pq_file *f, uint32_t rg, uint32_t col,
+			      const pq_chunk_layout *l, pq_verify_page_fn fn, void *ctx,
+			      pq_page_memo *memo, uint64_t *memoable, pq_verify_chunk *out);
 /* For a chunk of rg whose bytes are those of chunk from (already run,
  * without problems in its walk): the walk's results copied, then the
  * metadata checks of its own row group. */
