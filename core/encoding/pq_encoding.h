@@ -74,6 +74,16 @@ static inline size_t pq_rle_decoder_used(const pq_rle_decoder *d)
 	return d->pos;
 }
 
+/* The run the next value comes from, loaded if need be: *rle_left values
+ * of *value left in an RLE run, or *rle_left 0 when it is bit-packed. A
+ * caller that wants runs, not values (sizes of long runs), takes them with
+ * pq_rle_decoder_skip_rle in O(1). Fails as pq_rle_decoder_next at the
+ * end of the input. */
+pq_status pq_rle_decoder_peek(pq_rle_decoder *d, uint64_t *rle_left, uint32_t *value,
+			      pq_error *err);
+/* Consumes n values of the current RLE run (n <= what peek returned). */
+void pq_rle_decoder_skip_rle(pq_rle_decoder *d, uint64_t n);
+
 /* Decodes exactly n values of bit_width (0..32) into out. Runs may hold more
  * values than needed (the rest is ignored); a bit-packed run may end early
  * with the input provided the values needed are present. Zero-length runs

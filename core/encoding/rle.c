@@ -99,6 +99,22 @@ pq_status pq_rle_decoder_next(pq_rle_decoder *d, uint32_t *out, size_t n, pq_err
 	return PQ_OK;
 }
 
+pq_status pq_rle_decoder_peek(pq_rle_decoder *d, uint64_t *rle_left, uint32_t *value,
+			      pq_error *err)
+{
+	while (!d->left) /* zero-length runs are legal: skipped */
+		PQ_TRY(next_run(d, err));
+	*rle_left = d->packed ? 0 : d->left;
+	*value = d->packed ? 0 : d->value;
+	return PQ_OK;
+}
+
+void pq_rle_decoder_skip_rle(pq_rle_decoder *d, uint64_t n)
+{
+	if (!d->packed && n <= d->left)
+		d->left -= n;
+}
+
 pq_status pq_rle_decode_u32(const uint8_t *p, size_t len, int bit_width, uint32_t *out, size_t n,
 			    size_t *used, pq_error *err)
 {

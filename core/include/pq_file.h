@@ -55,6 +55,12 @@ void pq_file_set_page_budget(pq_file *f, uint64_t bytes);
 struct pq_budget;
 void pq_file_set_budget(pq_file *f, struct pq_budget *b);
 
+/* Slots of a large data page decoded at once (default and maximum 1M):
+ * a page of more slots whose encodings can resume mid-page is decoded a
+ * window at a time. Smaller windows are for tests (every window boundary
+ * exercised on ordinary files). Call right after opening. */
+void pq_file_set_page_window(pq_file *f, size_t slots);
+
 const pq_file_meta_data *pq_file_metadata(const pq_file *f);
 const pq_schema *pq_file_schema(const pq_file *f);
 uint32_t pq_file_num_row_groups(const pq_file *f);

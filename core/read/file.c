@@ -153,6 +153,7 @@ pq_status pq_file_open(pq_source *src, const char *name, const pq_keyring *keys,
 	f->name = strdup(name ? name : "");
 	pq_arena_init(&f->arena, 0);
 	f->page_budget = PQ_DEFAULT_PAGE_BUDGET;
+	f->page_window = PQ_PAGE_WINDOW_SLOTS;
 	pq_status st = f->name ? open_footer(f, keys, err)
 			       : pq_fail(err, PQ_ENOMEM, "no memory to open a file");
 	if (st != PQ_OK) {
@@ -172,6 +173,11 @@ pq_status pq_file_open_fd(int fd, const char *name, const pq_keyring *keys, pq_f
 	pq_status st = pq_file_open(src, name, keys, out, err);
 	pq_source_unref(src);
 	return st;
+}
+
+void pq_file_set_page_window(pq_file *f, size_t slots)
+{
+	f->page_window = slots == 0 ? 1 : slots > PQ_PAGE_WINDOW_SLOTS ? PQ_PAGE_WINDOW_SLOTS : slots;
 }
 
 void pq_file_set_page_budget(pq_file *f, uint64_t bytes)

@@ -71,6 +71,7 @@ struct pq_file {
 	 * set (atomically) once it was. end8: the file's last 8 bytes. */
 	bool head_ok;
 	uint8_t end8[8];
+	size_t page_window;     /* slots a page reader decodes at once */
 };
 #define PQ_HEAD_REACH 4
 
@@ -108,6 +109,61 @@ pq_status pq_chunk_decrypt(const pq_file *f, uint32_t rg, uint32_t col, pq_modul
 pq_status pq_chunk_read_module(const pq_file *f, uint32_t rg, uint32_t col, pq_module_type type,
 			       uint32_t page, uint64_t off, uint64_t max, uint8_t **out,
 			       size_t *out_len, uint64_t *stored, pq_error *err);
+
+/* ---- page_decode.c, shared with page_reader.c ---- */
+
+/* "row group 1, column a, page 3 at offset 4" for messages. */
+void pq_page_where(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
+		   char *buf, size_t len);
+/* Reads a page's body (decrypted) and decompresses it into arena memory,
+ * within the file's page budget. */
+pq_status pq_page_load_body(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
+			    pq_arena *arena, uint8_t **out, size_t *out_len, pq_error *err);
+/* Bits of a level whose maximum is max. */
+int pq_level_bits(int max);
+
+/* ---- page_reader.c: a data page a window of slots at a time ---- */
+
+/* Slots decoded at once by a page reader (the default and maximum of
+ * pq_file_set_page_window): a page of more slots is decoded
+ * window by window (its levels and dictionary indices resume mid-run,
+ * PLAIN values by offset), so what a page claims bounds no allocation.
+ * Pages that cannot resume cheaply (deprecated BIT_PACKED levels, PLAIN
+ * BOOLEAN, the DELTA encodings, BYTE_STREAM_SPLIT) are decoded whole and
+ * stay bound by PQ_MAX_PAGE_SLOTS. */
+#define PQ_PAGE_WINDOW_SLOTS ((size_t)1 << 20)
+
+typedef struct pq_page_reader pq_page_reader;
+
+/* n slots from the reader's position with the same levels and, when
+ * they hold one, the same value: measured and checked as one. */
+typedef struct pq_slot_run {
+	uint64_t n;
+	uint16_t rep, def;
+	bool has_value;  /* def is the column's maximum */
+	pq_values value; /* has_value: one value (a view into the dictionary) */
+} pq_slot_run;
+
+/* Opens data page `page` of l (dict: the chunk's decoded dictionary page
+ * or NULL, a reference taken). Reads and decompresses its body and sets up
+ * its decoders; decodes no slot yet. */
+pq_status pq_page_reader_open(const pq_file *f, const pq_chunk_layout *l,
+			      const pq_page_info *page, pq_page_data *dict,
+			      pq_page_reader **out, pq_error *err);
+/* The next up to max slots (0 or over the file's window: a window; a page
+ * decoded whole comes as one window) as a page of their own (its own
+ * reference), or NULL after the last. Messages name the page. */
+pq_status pq_page_reader_next(pq_page_reader *r, size_t max, pq_page_data **out, pq_error *err);
+/* When at least min slots from the position are one run of the RLE runs
+ * of levels and dictionary indices, takes them: *found and *run. Else
+ * (bit-packed, PLAIN values, a page decoded whole) takes nothing. */
+pq_status pq_page_reader_run(pq_page_reader *r, uint64_t min, pq_slot_run *run, bool *found,
+			     pq_error *err);
+/* Whether a data page is read window by window (else decoded whole). */
+bool pq_page_windowed(const pq_file *f, const pq_leaf *leaf, const pq_page_info *page);
+/* Slots taken so far. */
+uint64_t pq_page_reader_pos(const pq_page_reader *r);
+void pq_page_reader_free(pq_page_reader *r);
 
 /* Reads a column's decoded chunk metadata or fails with a message. */
 pq_status pq_file_chunk_meta_checked(const pq_file *f, uint32_t rg, uint32_t col,

@@ -11,7 +11,7 @@
 #include "codec/pq_codec.h"
 #include "encoding/pq_encoding.h"
 
-static void page_where(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
+void pq_page_where(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
 		       char *buf, size_t len)
 {
 	char w[256];
@@ -77,8 +77,7 @@ static pq_status decrypt_body(const pq_file *f, const pq_chunk_layout *l, const 
 	return PQ_OK;
 }
 
-/* Reads the body and decompresses it into arena memory. */
-static pq_status load_body(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
+pq_status pq_page_load_body(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
 			   pq_arena *arena, uint8_t **out, size_t *out_len, pq_error *err)
 {
 	const pq_column_meta_data *m;
@@ -145,11 +144,11 @@ pq_status pq_page_body(const pq_file *f, const pq_chunk_layout *l, const pq_page
 	pq_arena_use_budget(&a, f->budget);
 	uint8_t *p;
 	size_t n;
-	pq_status st = load_body(f, l, page, &a, &p, &n, err);
+	pq_status st = pq_page_load_body(f, l, page, &a, &p, &n, err);
 	st = pq_arena_budget_error(&a, st, err);
 	if (st != PQ_OK) {
 		char where[320];
-		page_where(f, l, page, where, sizeof where);
+		pq_page_where(f, l, page, where, sizeof where);
 		pq_context(err, "%s", where);
 	} else {
 		*out = malloc(n ? n : 1);
@@ -164,7 +163,7 @@ pq_status pq_page_body(const pq_file *f, const pq_chunk_layout *l, const pq_page
 	return st;
 }
 
-static int level_bits(int max)
+int pq_level_bits(int max)
 {
 	int b = 0;
 	while (b < 16 && (1 << b) <= max)
@@ -176,7 +175,7 @@ static int level_bits(int max)
 static pq_status levels_v1(const uint8_t *p, size_t len, size_t *pos, int32_t enc, int max,
 			   uint16_t *out, size_t n, const char *what, pq_error *err)
 {
-	int bw = level_bits(max);
+	int bw = pq_level_bits(max);
 	size_t used = 0;
 	pq_status st;
 	if (enc == PQ_ENC_RLE) {
@@ -268,7 +267,7 @@ static pq_status decode_dict(const pq_file *f, const pq_chunk_layout *l, const p
 		 PQ_EUNSUPPORTED, "dictionary encoding %d", h->encoding);
 	uint8_t *body;
 	size_t blen;
-	PQ_TRY(load_body(f, l, page, &pd->arena, &body, &blen, err));
+	PQ_TRY(pq_page_load_body(f, l, page, &pd->arena, &body, &blen, err));
 	return decode_values(leaf, PQ_ENC_PLAIN, body, blen, (size_t)h->num_values, NULL,
 			     &pd->values, &pd->arena, err);
 }
@@ -281,7 +280,7 @@ static pq_status decode_data(const pq_file *f, const pq_chunk_layout *l, const p
 	size_t n = page->num_slots;
 	uint8_t *body;
 	size_t blen;
-	PQ_TRY(load_body(f, l, page, &pd->arena, &body, &blen, err));
+	PQ_TRY(pq_page_load_body(f, l, page, &pd->arena, &body, &blen, err));
 	/* RLE runs let a few bytes claim any number of values; a hard cap keeps
 	 * a hostile header from making us allocate gigabytes. */
 	PQ_CHECK(n <= PQ_MAX_PAGE_SLOTS, err, PQ_ELIMIT,
@@ -311,12 +310,12 @@ static pq_status decode_data(const pq_file *f, const pq_chunk_layout *l, const p
 		size_t dl = (size_t)d->definition_levels_byte_length;
 		size_t used;
 		if (leaf->max_rep > 0) {
-			pq_status st = pq_rle_decode_levels(body, rl, level_bits(leaf->max_rep), pd->rep, n, &used, err);
+			pq_status st = pq_rle_decode_levels(body, rl, pq_level_bits(leaf->max_rep), pd->rep, n, &used, err);
 			if (st != PQ_OK)
 				return pq_context(err, "repetition levels");
 		}
 		if (leaf->max_def > 0) {
-			pq_status st = pq_rle_decode_levels(body + rl, dl, level_bits(leaf->max_def), pd->def, n, &used, err);
+			pq_status st = pq_rle_decode_levels(body + rl, dl, pq_level_bits(leaf->max_def), pd->def, n, &used, err);
 			if (st != PQ_OK)
 				return pq_context(err, "definition levels");
 		}
@@ -356,7 +355,7 @@ pq_status pq_page_decode(const pq_file *f, const pq_chunk_layout *l, const pq_pa
 	if (st != PQ_OK) {
 		/* Where it happened is only worth formatting when it did. */
 		char where[320];
-		page_where(f, l, page, where, sizeof where);
+		pq_page_where(f, l, page, where, sizeof where);
 		pq_context(err, "%s", where);
 		pq_page_data_unref(pd);
 		return st;

@@ -12,7 +12,8 @@
 typedef struct leaf_stream {
 	const pq_file *f;
 	pq_chunk_layout *layout;
-	pq_page_data *dict, *page;
+	pq_page_data *dict, *page; /* page: the current window of the current page */
+	pq_page_reader *reader;    /* the current page, NULL between pages */
 	uint32_t next_page;
 } leaf_stream;
 
@@ -28,6 +29,8 @@ struct pq_row_reader {
 	uint64_t charged; /* its own arrays on f->budget (its pages charge themselves) */
 };
 
+/* Batches are windows of pages (pq_page_reader): a page that claims
+ * billions of slots streams in bounded memory. */
 static pq_status stream_next(void *ctx, pq_leaf_cursor *c, pq_error *err)
 {
 	leaf_stream *s = ctx;
@@ -35,21 +38,34 @@ static pq_status stream_next(void *ctx, pq_leaf_cursor *c, pq_error *err)
 	c->rep = c->def = NULL;
 	/* Pages without slots are legal (empty v2 pages): a loop, not recursion,
 	 * so a file of thousands of them cannot exhaust the stack. */
-	while (c->nslots == 0 && s->next_page < s->layout->num_pages) {
+	for (;;) {
 		if (s->page) {
 			pq_page_data_unref(s->page);
 			s->page = NULL;
 		}
-		if (!s->dict && s->layout->dict)
-			PQ_TRY(pq_page_decode(s->f, s->layout, s->layout->dict, NULL, &s->dict, err));
-		const pq_page_info *pi = &s->layout->pages[s->next_page++];
-		PQ_TRY(pq_page_decode(s->f, s->layout, pi, s->dict, &s->page, err));
+		if (!s->reader) {
+			if (s->next_page >= s->layout->num_pages)
+				return PQ_OK;
+			if (!s->dict && s->layout->dict)
+				PQ_TRY(pq_page_decode(s->f, s->layout, s->layout->dict, NULL, &s->dict,
+						      err));
+			const pq_page_info *pi = &s->layout->pages[s->next_page++];
+			PQ_TRY(pq_page_reader_open(s->f, s->layout, pi, s->dict, &s->reader, err));
+		}
+		PQ_TRY(pq_page_reader_next(s->reader, 0, &s->page, err));
+		if (!s->page) {
+			pq_page_reader_free(s->reader);
+			s->reader = NULL;
+			continue;
+		}
+		if (s->page->nslots == 0)
+			continue;
 		c->nslots = s->page->nslots;
 		c->rep = s->page->rep;
 		c->def = s->page->def;
 		c->vals = s->page->values;
+		return PQ_OK;
 	}
-	return PQ_OK;
 }
 
 pq_status pq_row_reader_open(const pq_file *f, uint32_t rg, pq_row_format fmt,
@@ -126,6 +142,7 @@ void pq_row_reader_free(pq_row_reader *r)
 	for (uint32_t c = 0; r->streams && c < r->ncols; c++) {
 		leaf_stream *s = &r->streams[c];
 		pq_page_data_unref(s->page);
+		pq_page_reader_free(s->reader);
 		pq_page_data_unref(s->dict);
 		pq_chunk_layout_free(s->layout);
 	}

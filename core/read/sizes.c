@@ -7,7 +7,10 @@
  *    row group) are found from the footer; the first in (row group,
  *    column) order is measured, the others copy its results.
  * 2. Workers take the distinct chunks in order (sizes_chunk.c): each page
- *    is decoded once, by verify.txt's walk, and measured. The decoded
+ *    is decoded once, by verify.txt's walk, and measured. Chunks that
+ *    differ but point at the same pages share them through the page memo
+ *    (page_memo.c): a page is decoded and measured once whichever chunks
+ *    hold it. The decoded
  *    bytes in flight stay under mem_max (pq_mem_budget).
  * 3. Workers then do what depends on the first step's results: verify's
  *    checks of a shared chunk whose walk found problems (they name their
@@ -80,6 +83,7 @@ typedef struct pass {
 	pq_file_sizes *s;
 	pq_chunk_work *w;
 	pq_mem_budget budget;
+	pq_page_memo *memo;  /* distinct pages, measured once (NULL: none) */
 	task *tasks;
 	size_t ntasks;
 	size_t next; /* atomic: the next task to take */
@@ -107,7 +111,7 @@ static void run_task(pass *p, const task *t, pq_buf *scratch)
 	switch (t->kind) {
 	case T_CHUNK:
 		pq_sizes_chunk(f, (uint32_t)(t->index / ncol), (uint32_t)(t->index % ncol), &p->budget,
-			       &p->s->chunks[t->index], &p->w[t->index]);
+			       p->memo, &p->s->chunks[t->index], &p->w[t->index]);
 		return;
 	case T_VERIFY: {
 		/* a shared chunk whose walk found problems: they name the row group */
@@ -270,8 +274,10 @@ static void totals(pass *p, pq_buf *header)
 		for (uint32_t c = 0; c < ncol; c++) {
 			size_t i = (size_t)r * ncol + c;
 			s->col_values[c] = add(s->col_values[c], s->chunks[i].values);
+			if (p->w[i].primary == i) /* the memo's pages: below */
+				s->pages_measured += p->w[i].pages_ok - p->w[i].memoable;
 			if (p->w[i].primary == i)
-				s->pages_measured += p->w[i].pages_ok;
+				s->pages_shared += p->w[i].memoable;
 			else
 				s->pages_shared += s->chunks[i].num_pages;
 		}
@@ -280,6 +286,11 @@ static void totals(pass *p, pq_buf *header)
 		s->csv = add(s->csv, s->rg_csv[r]);
 		s->jsonl = add(s->jsonl, s->rg_jsonl[r]);
 	}
+	/* each distinct page kept once; the thread count changes which chunk
+	 * measured it, not how many there are */
+	uint64_t kept = p->memo ? pq_page_memo_count(p->memo) : 0;
+	s->pages_measured += kept;
+	s->pages_shared -= kept;
 }
 
 static bool verify_text(pass *p, pq_buf *out)
@@ -404,6 +415,8 @@ pq_status pq_file_measure(const pq_file *f, const pq_sizes_options *opt, pq_file
 	pass p = {.f = f, .opt = opt, .s = s, .flat = pq_schema_is_flat(f->schema)};
 	p.w = calloc(n ? n : 1, sizeof *p.w);
 	p.budget.max = opt && opt->mem_max ? opt->mem_max : DEFAULT_MEM_MAX;
+	/* a page kept costs about 256 bytes: a sixteenth of the budget */
+	p.memo = pq_page_memo_new(p.budget.max / 16 / 256);
 	pthread_mutex_init(&p.budget.mu, NULL);
 	pthread_cond_init(&p.budget.cv, NULL);
 	pq_buf buf = PQ_BUF_INIT;
@@ -437,6 +450,7 @@ done:
 		pq_verify_chunk_free(&p.w[i].verify);
 	free(p.w);
 	free(p.tasks);
+	pq_page_memo_free(p.memo);
 	pq_buf_free(&buf);
 	pthread_mutex_destroy(&p.budget.mu);
 	pthread_cond_destroy(&p.budget.cv);

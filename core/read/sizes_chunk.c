@@ -21,6 +21,16 @@
 #include "pq_render.h"
 #include "sizes_internal.h"
 
+/* What the pieces of the page being walked add up to. */
+typedef struct page_acc {
+	uint64_t values, levels; /* its values.txt and levels.txt */
+	uint64_t rows, csv, json; /* its part of the rows of a flat schema */
+	bool rows_bad;            /* levels define other than the values */
+	bool oom;
+} page_acc;
+
+_Static_assert(sizeof(page_acc) <= PQ_PAGE_MEMO_USER, "a page's sizes fit the page memo");
+
 typedef struct page_ctx {
 	const pq_file *f;
 	const pq_leaf *leaf;
@@ -30,6 +40,7 @@ typedef struct page_ctx {
 	bool dict_failed; /* the walk stopped at the dictionary */
 	uint64_t values, lev; /* sums of the pages measured */
 	bool page_failed;
+	page_acc acc;     /* the current page */
 } page_ctx;
 
 static void fail(pq_chunk_sizes *cs, pq_status st, const char *msg)
@@ -41,21 +52,24 @@ static void fail(pq_chunk_sizes *cs, pq_status st, const char *msg)
 	cs->msg = strdup(msg);
 }
 
+static uint64_t digits(unsigned x)
+{
+	return 1 + (x >= 10) + (x >= 100) + (x >= 1000) + (x >= 10000);
+}
+
 /* "r d\n" per slot: 4 bytes while both levels have one digit. */
 static uint64_t levels_len(const pq_leaf *leaf, const pq_page_data *pd)
 {
 	if (leaf->max_rep <= 9 && leaf->max_def <= 9)
 		return 4 * (uint64_t)pd->nslots;
 	uint64_t n = 2 * (uint64_t)pd->nslots;
-	for (size_t i = 0; i < pd->nslots; i++) {
-		unsigned r = pd->rep ? pd->rep[i] : 0, d = pd->def ? pd->def[i] : 0;
-		n += 1 + (r >= 10) + (r >= 100) + (r >= 1000) + (r >= 10000);
-		n += 1 + (d >= 10) + (d >= 100) + (d >= 1000) + (d >= 10000);
-	}
+	for (size_t i = 0; i < pd->nslots; i++)
+		n += digits(pd->rep ? pd->rep[i] : 0) + digits(pd->def ? pd->def[i] : 0);
 	return n;
 }
 
-static void measure_page(page_ctx *c, uint32_t page, const pq_page_data *pd)
+/* A window of the page (or the whole page), measured value by value. */
+static void measure_window(page_ctx *c, const pq_page_data *pd)
 {
 	const pq_leaf *leaf = c->leaf;
 	const pq_values *vals = &pd->values;
@@ -94,37 +108,78 @@ static void measure_page(page_ctx *c, uint32_t page, const pq_page_data *pd)
 			i++;
 		}
 	}
-	if (rs.oom) { /* counted short: as a page that did not decode */
+	page_acc *a = &c->acc;
+	a->oom |= rs.oom;
+	a->values += rs.values + v + 3 * (uint64_t)nulls;
+	a->levels += c->levels ? levels_len(leaf, pd) : 0;
+	/* Rows (flat schemas): a page without slots adds none; the row
+	 * renderer fails when the levels define other than the values. */
+	if (pd->nslots == 0)
+		return;
+	if (defined != vals->n || v != vals->n) {
+		a->rows_bad = true;
+		return;
+	}
+	a->rows += pd->nslots;
+	a->csv += rs.csv;
+	a->json += rs.json + 4 * (rs.json_empty + (uint64_t)(pd->nslots - v));
+}
+
+/* n slots of one value (or of none): that value measured once, times n. */
+static void measure_run(page_ctx *c, const pq_slot_run *run)
+{
+	const pq_leaf *leaf = c->leaf;
+	page_acc *a = &c->acc;
+	uint64_t n = run->n;
+	if (c->levels)
+		a->levels += leaf->max_rep <= 9 && leaf->max_def <= 9
+				     ? 4 * n
+				     : n * (2 + digits(run->rep) + digits(run->def));
+	a->rows += n;
+	if (!run->has_value) { /* `\N\n`; an empty CSV field; `null` */
+		a->values += 3 * n;
+		a->json += 4 * n;
+		return;
+	}
+	pq_render_sizes one = {0};
+	pq_render_measure(&leaf->render, &run->value, 0, 1, &one);
+	a->oom |= one.oom;
+	a->values += n * (one.values + 1);
+	a->csv += n * one.csv;
+	a->json += n * (one.json + 4 * one.json_empty);
+}
+
+/* The page is complete: its sizes recorded. */
+static void page_done(page_ctx *c, uint32_t page)
+{
+	page_acc *a = &c->acc;
+	if (a->oom) { /* counted short: as a page that did not decode */
 		c->page_failed = true;
 		c->w->rows_ok = false;
 		fail(c->cs, PQ_ENOMEM, "no memory to measure a page");
 		return;
 	}
 	pq_page_sizes *ps = &c->cs->pages[page];
-	ps->values = rs.values + v + 3 * (uint64_t)nulls;
-	ps->levels = c->levels ? levels_len(leaf, pd) : 0;
+	ps->values = a->values;
+	ps->levels = a->levels;
 	c->values += ps->values;
 	c->lev += ps->levels;
 	c->w->pages_ok++;
-	/* Rows (flat schemas): a page without slots adds none; the row
-	 * renderer fails when the levels define other than the values. */
-	if (pd->nslots == 0)
-		return;
-	if (defined != vals->n || v != vals->n) {
+	if (a->rows_bad) {
 		c->w->rows_ok = false;
 		return;
 	}
-	c->w->rows += pd->nslots;
-	c->w->csv += rs.csv;
-	c->w->json += rs.json + 4 * (rs.json_empty + (uint64_t)(pd->nslots - v));
+	c->w->rows += a->rows;
+	c->w->csv += a->csv;
+	c->w->json += a->json;
 }
 
-static void on_page(void *ctx, const pq_chunk_layout *l, uint32_t page, const pq_page_data *pd,
-		    const pq_error *err)
+static void on_page(void *ctx, const pq_chunk_layout *l, uint32_t page,
+		    const pq_verify_piece *piece, const pq_error *err)
 {
 	page_ctx *c = ctx;
 	if (page == PQ_VERIFY_DICT) {
-		if (!pd) {
+		if (!piece) {
 			c->dict_failed = true;
 			c->w->rows_ok = false; /* the row reader needs the dictionary */
 		}
@@ -132,18 +187,33 @@ static void on_page(void *ctx, const pq_chunk_layout *l, uint32_t page, const pq
 	}
 	if (page >= l->num_pages)
 		return;
-	if (!pd) {
+	if (!piece) {
 		c->page_failed = true;
 		c->w->rows_ok = false;
 		fail(c->cs, err ? err->status : PQ_ECORRUPT, err ? err->msg : "page did not decode");
 		return;
 	}
-	measure_page(c, page, pd);
+	if (piece->memo) { /* measured before, through another row group */
+		memcpy(&c->acc, piece->memo, sizeof c->acc);
+		page_done(c, page);
+		return;
+	}
+	if (piece->first)
+		memset(&c->acc, 0, sizeof c->acc);
+	if (piece->last && piece->save)
+		memcpy(piece->save, &c->acc, sizeof c->acc);
+	if (piece->pd)
+		measure_window(c, piece->pd);
+	else if (piece->run)
+		measure_run(c, piece->run);
+	if (piece->last)
+		page_done(c, page);
 }
 
 /* Decoded bytes a page takes: its body as read and decompressed, levels
  * and values (an estimate from the header; views for BYTE_ARRAY). */
-static uint64_t page_need(const pq_leaf *leaf, const pq_page_info *pi, int64_t nvalues)
+static uint64_t page_need(const pq_file *f, const pq_leaf *leaf, const pq_page_info *pi,
+			  int64_t nvalues)
 {
 	uint64_t width = leaf->physical == PQ_BYTE_ARRAY
 				 ? sizeof(pq_bytes)
@@ -152,24 +222,26 @@ static uint64_t page_need(const pq_leaf *leaf, const pq_page_info *pi, int64_t n
 			       ? (uint64_t)pi->header.uncompressed_page_size
 			       : 0;
 	uint64_t n = nvalues > 0 ? (uint64_t)nvalues : 0;
+	if (pi->header.type != PQ_PAGE_DICTIONARY && pq_page_windowed(f, leaf, pi))
+		n = f->page_window; /* decoded a window at a time */
 	return (uint64_t)pi->body_len + unc + n * (width + 4) + 4096;
 }
 
-static uint64_t chunk_need(const pq_leaf *leaf, const pq_chunk_layout *l)
+static uint64_t chunk_need(const pq_file *f, const pq_leaf *leaf, const pq_chunk_layout *l)
 {
 	uint64_t max = 0;
 	for (uint32_t p = 0; p < l->num_pages; p++) {
-		uint64_t n = page_need(leaf, &l->pages[p], l->pages[p].num_slots);
+		uint64_t n = page_need(f, leaf, &l->pages[p], l->pages[p].num_slots);
 		if (n > max)
 			max = n;
 	}
 	if (l->dict)
-		max += page_need(leaf, l->dict, l->dict->header.dictionary_page_header.num_values);
+		max += page_need(f, leaf, l->dict, l->dict->header.dictionary_page_header.num_values);
 	return max;
 }
 
 void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *budget,
-		    pq_chunk_sizes *cs, pq_chunk_work *w)
+		    pq_page_memo *memo, pq_chunk_sizes *cs, pq_chunk_work *w)
 {
 	pq_error err;
 	pq_error_clear(&err);
@@ -185,7 +257,7 @@ void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *
 		return;
 	}
 	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
-	w->need = chunk_need(leaf, l);
+	w->need = chunk_need(f, leaf, l);
 	if (w->need > budget->max) {
 		char where[256], msg[PQ_ERROR_MSG_MAX];
 		pq_file_where(f, rg, col, where, sizeof where);
@@ -205,10 +277,10 @@ void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *
 	cs->num_pages = l->num_pages;
 	for (uint32_t p = 0; p < l->num_pages; p++)
 		cs->pages[p].values = cs->pages[p].levels = PQ_SIZE_FAILED;
-	page_ctx c = {f, leaf, cs, w, pq_column_has_levels(f, col), false, 0, 0, false};
+	page_ctx c = {.f = f, .leaf = leaf, .cs = cs, .w = w, .levels = pq_column_has_levels(f, col)};
 	w->rows_ok = true;
 	pq_mem_reserve(budget, w->need);
-	pq_verify_chunk_run(f, rg, col, l, on_page, &c, &w->verify);
+	pq_verify_chunk_run_memo(f, rg, col, l, on_page, &c, memo, &w->memoable, &w->verify);
 	w->verified = true;
 	if (c.dict_failed) {
 		/* The walk stops at a broken dictionary; pages that need none
@@ -221,7 +293,7 @@ void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *
 				on_page(&c, l, p, NULL, &perr);
 				continue;
 			}
-			on_page(&c, l, p, pd, NULL);
+			on_page(&c, l, p, &(pq_verify_piece){pd, NULL, true, true, NULL, NULL}, NULL);
 			pq_page_data_unref(pd);
 		}
 	}

@@ -33,15 +33,17 @@ typedef struct pq_chunk_work {
 	uint64_t rows;     /* data slots: the rows of a flat schema */
 	bool rows_ok;      /* rows would render: every page decoded, values fit levels */
 	uint64_t need;     /* decoded bytes it holds at once (estimate) */
-	uint64_t pages_ok; /* data pages decoded */
+	uint64_t pages_ok; /* data pages decoded (or found in the page memo) */
+	uint64_t memoable; /* of them, pages found in the page memo or kept there */
 	size_t primary;    /* the chunk measured for it (same bytes), or itself */
 } pq_chunk_work;
 
 /* Measures chunk (rg, col): every data page's values.txt and levels.txt,
  * its row fields, and verify.txt's checks, from one decode of each page,
- * within budget. */
+ * within budget; pages another row group's chunk had (memo) are not read
+ * again. */
 void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *budget,
-		    pq_chunk_sizes *cs, pq_chunk_work *w);
+		    pq_page_memo *memo, pq_chunk_sizes *cs, pq_chunk_work *w);
 /* A shared chunk: the measured one's results (pages borrowed). */
 pq_status pq_sizes_chunk_copy(const pq_chunk_sizes *from, const pq_chunk_work *wfrom,
 			      pq_chunk_sizes *cs, pq_chunk_work *w);

@@ -24,6 +24,8 @@ typedef struct verifier {
 	const pq_file *f;
 	pq_buf *out;
 	uint64_t problems, pages, crcs;
+	pq_page_memo *memo;  /* or NULL */
+	uint64_t memoable;   /* data pages found in memo or kept there */
 	pq_wkb_box box; /* GEOMETRY / GEOGRAPHY: the coordinates of the chunk */
 } verifier;
 
@@ -62,9 +64,28 @@ static void check_wkb(verifier *v, const pq_page_data *pd, const char *where)
 			first ? first : "?");
 }
 
-/* Checks one decoded data page; returns rows started in it. */
-static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info *pi,
-			   const pq_page_data *pd, const char *where, uint64_t *nulls)
+/* What the pieces of one data page (windows and runs) add up to. */
+typedef struct page_tally {
+	uint64_t rows, nulls; /* rows started, null slots */
+	bool started;         /* a piece with slots was seen */
+	uint16_t first_rep;   /* ... and the repetition level of its first slot */
+} page_tally;
+
+/* The chunk's first slot must start a row. */
+static void check_first_rep(verifier *v, const pq_page_info *pi, page_tally *t, unsigned rep,
+			    const char *where)
+{
+	if (t->started)
+		return;
+	if (pi->first_slot == 0 && rep != 0)
+		problem(v, "%s: first value of the chunk has repetition level %u, not 0", where, rep);
+	t->started = true;
+	t->first_rep = (uint16_t)rep;
+}
+
+/* A window of a data page. */
+static void tally_window(verifier *v, const pq_leaf *leaf, const pq_page_info *pi,
+			 const pq_page_data *pd, const char *where, page_tally *t)
 {
 	uint64_t rows = 0, nn = 0;
 	for (size_t i = 0; i < pd->nslots; i++) {
@@ -73,8 +94,33 @@ static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info 
 		if (pd->def && pd->def[i] < leaf->max_def)
 			nn++;
 	}
-	if (pd->rep && pd->nslots && pd->rep[0] != 0 && pi->first_slot == 0)
-		problem(v, "%s: first value of the chunk has repetition level %u, not 0", where, pd->rep[0]);
+	if (pd->nslots)
+		check_first_rep(v, pi, t, pd->rep ? pd->rep[0] : 0, where);
+	t->rows += rows;
+	t->nulls += nn;
+	if (leaf->render.kind == PQ_R_GEO)
+		check_wkb(v, pd, where);
+}
+
+/* A run of slots with the same levels: counted, not expanded. (GEO
+ * columns take no runs: their WKB check counts values one by one.) */
+static void tally_run(verifier *v, const pq_leaf *leaf, const pq_page_info *pi,
+		      const pq_slot_run *run, const char *where, page_tally *t)
+{
+	if (run->n)
+		check_first_rep(v, pi, t, run->rep, where);
+	if (leaf->max_rep == 0 || run->rep == 0)
+		t->rows += run->n;
+	if (leaf->max_def > 0 && run->def < leaf->max_def)
+		t->nulls += run->n;
+}
+
+/* The checks of a whole data page against its header; returns the rows
+ * started in it. */
+static uint64_t check_page_end(verifier *v, const pq_leaf *leaf, const pq_page_info *pi,
+			       const page_tally *t, const char *where, uint64_t *nulls)
+{
+	uint64_t rows = t->rows, nn = t->nulls;
 	const pq_page_header *h = &pi->header;
 	if (h->type == PQ_PAGE_DATA_V2) {
 		const pq_data_page_header_v2 *d = &h->data_page_header_v2;
@@ -91,10 +137,99 @@ static uint64_t check_page(verifier *v, const pq_leaf *leaf, const pq_page_info 
 	if (s && s->has_null_count && leaf->max_rep == 0 && (uint64_t)s->null_count != nn)
 		problem(v, "%s: statistics null_count %" PRId64 ", data has %" PRIu64, where,
 			s->null_count, nn);
-	if (leaf->render.kind == PQ_R_GEO)
-		check_wkb(v, pd, where);
 	*nulls += nn;
 	return rows;
+}
+
+/* Slots a run must span to be taken as one (shorter ones: windows). */
+#define RUN_MIN 4096
+
+/* Walks one data page piece by piece (runs where the encoding has them,
+ * else windows), handing each to fn. PQ_OK with its rows, or the failure
+ * in err (fn has been told). */
+static pq_status walk_page(verifier *v, const pq_chunk_layout *l, const pq_page_info *pi,
+			   pq_page_data *dict, const char *pw, pq_verify_page_fn fn, void *ctx,
+			   uint64_t *rows, uint64_t *nulls, page_tally *tally, void *save,
+			   pq_error *err)
+{
+	const pq_file *f = v->f;
+	const pq_leaf *leaf = pq_schema_leaf(f->schema, l->col);
+	uint32_t index = (uint32_t)(pi - l->pages);
+	page_tally t = {0};
+	pq_page_reader *r = NULL;
+	pq_status st = pq_page_reader_open(f, l, pi, dict, &r, err);
+	bool first = true;
+	while (st == PQ_OK) {
+		pq_slot_run run;
+		bool found;
+		st = pq_page_reader_run(r, leaf->render.kind == PQ_R_GEO ? UINT64_MAX : RUN_MIN, &run,
+					&found, err);
+		if (st != PQ_OK)
+			break;
+		if (found) {
+			tally_run(v, leaf, pi, &run, pw, &t);
+			if (fn)
+				fn(ctx, l, index, &(pq_verify_piece){NULL, &run, first, false, NULL, NULL}, NULL);
+			first = false;
+			continue;
+		}
+		pq_page_data *pd = NULL;
+		st = pq_page_reader_next(r, 0, &pd, err);
+		if (st != PQ_OK || !pd)
+			break;
+		tally_window(v, leaf, pi, pd, pw, &t);
+		if (fn)
+			fn(ctx, l, index, &(pq_verify_piece){pd, NULL, first, false, NULL, NULL}, NULL);
+		first = false;
+		pq_page_data_unref(pd);
+	}
+	pq_page_reader_free(r);
+	if (st != PQ_OK) {
+		if (fn)
+			fn(ctx, l, index, NULL, err);
+		return st;
+	}
+	if (fn)
+		fn(ctx, l, index, &(pq_verify_piece){NULL, NULL, first, true, NULL, save}, NULL);
+	*tally = t;
+	*rows += check_page_end(v, leaf, pi, &t, pw, nulls);
+	return PQ_OK;
+}
+
+/* The memo's key for a data page, false when the page is never kept. */
+static bool memo_key(const verifier *v, const pq_chunk_layout *l, const pq_page_info *pi,
+		     pq_page_memo_key *k)
+{
+	const pq_leaf *leaf = pq_schema_leaf(v->f->schema, l->col);
+	const pq_column_meta_data *m = pq_file_chunk_meta(v->f, l->rg, l->col);
+	if (!v->memo || !m || leaf->render.kind == PQ_R_GEO ||
+	    pq_file_chunk_crypto(v->f, l->rg, l->col))
+		return false;
+	k->header_offset = pi->header_offset;
+	k->dict_offset = l->dict ? l->dict->header_offset : UINT64_MAX;
+	/* the same bytes decompress by the codec of the chunk that holds them */
+	k->col = (uint64_t)l->col | (uint64_t)(uint32_t)m->codec << 32;
+	return true;
+}
+
+/* A page walked before: its findings replayed, nothing read. */
+static void replay_page(verifier *v, const pq_chunk_layout *l, const pq_page_info *pi,
+			const pq_page_memo_entry *e, const char *pw, pq_verify_page_fn fn,
+			void *ctx, uint64_t *rows, uint64_t *nulls)
+{
+	const pq_leaf *leaf = pq_schema_leaf(v->f->schema, l->col);
+	if (e->crc == PQ_CRC_OK)
+		v->crcs++;
+	page_tally t = {0};
+	if (e->has_slots)
+		check_first_rep(v, pi, &t, e->first_rep, pw);
+	t.rows = e->rows;
+	t.nulls = e->nulls;
+	if (fn)
+		fn(ctx, l, (uint32_t)(pi - l->pages),
+		   &(pq_verify_piece){NULL, NULL, true, true, e->user, NULL}, NULL);
+	*rows += check_page_end(v, leaf, pi, &t, pw, nulls);
+	v->memoable++;
 }
 
 /* The chunk's values lie inside its stored bounding box (Geospatial.md;
@@ -165,7 +300,6 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 	const pq_file *f = v->f;
 	char where[256];
 	pq_file_where(f, rg, col, where, sizeof where);
-	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
 	pq_error err;
 	pq_error_clear(&err);
 	pq_chunk_layout *own = NULL;
@@ -192,6 +326,14 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 		else
 			snprintf(pw, sizeof pw, "%s, page %td", where, pi - l->pages);
 		v->pages++;
+		pq_page_memo_key key;
+		pq_page_memo_entry e;
+		bool keep = pi != l->dict && memo_key(v, l, pi, &key);
+		if (keep && pq_page_memo_get(v->memo, &key, &e)) {
+			replay_page(v, l, pi, &e, pw, fn, ctx, &rows, &nulls);
+			continue;
+		}
+		uint64_t problems = v->problems;
 		pq_crc_state crc;
 		uint32_t computed;
 		if (pq_page_crc(f, pi, &crc, &computed, &err) != PQ_OK)
@@ -201,23 +343,37 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 				(uint32_t)pi->header.crc, computed);
 		else if (crc == PQ_CRC_OK)
 			v->crcs++;
+		if (pi != l->dict) {
+			page_tally t;
+			if (keep)
+				memset(&e, 0, sizeof e);
+			if (walk_page(v, l, pi, dict, pw, fn, ctx, &rows, &nulls, &t,
+				      keep ? e.user : NULL, &err) != PQ_OK) {
+				problem(v, "%s", err.msg);
+				ok = false;
+			} else if (keep && v->problems == problems) {
+				e.crc = crc;
+				e.rows = t.rows;
+				e.nulls = t.nulls;
+				e.has_slots = t.started;
+				e.first_rep = t.first_rep;
+				pq_page_memo_put(v->memo, &key, &e);
+				v->memoable++;
+			}
+			continue;
+		}
 		pq_page_data *pd = NULL;
-		pq_status st = pq_page_decode(f, l, pi, dict, &pd, &err);
+		pq_status st = pq_page_decode(f, l, pi, NULL, &pd, &err);
 		if (fn)
-			fn(ctx, l, index, pd, st == PQ_OK ? NULL : &err);
+			fn(ctx, l, index,
+			   st == PQ_OK ? &(pq_verify_piece){pd, NULL, true, true, NULL, NULL} : NULL,
+			   st == PQ_OK ? NULL : &err);
 		if (st != PQ_OK) {
 			problem(v, "%s", err.msg);
 			ok = false;
-			if (pi == l->dict)
-				break;
-			continue;
+			break;
 		}
-		if (pi == l->dict)
-			dict = pd;
-		else {
-			rows += check_page(v, leaf, pi, pd, pw, &nulls);
-			pq_page_data_unref(pd);
-		}
+		dict = pd;
 	}
 	res->rows = rows;
 	res->nulls = nulls;
@@ -240,13 +396,22 @@ static void finish_chunk(verifier *v, uint32_t rg, uint32_t col, pq_verify_chunk
 	out->crcs = v->crcs;
 }
 
+void pq_verify_chunk_run_memo(const pq_file *f, uint32_t rg, uint32_t col,
+			      const pq_chunk_layout *l, pq_verify_page_fn fn, void *ctx,
+			      pq_page_memo *memo, uint64_t *memoable, pq_verify_chunk *out)
+{
+	memset(out, 0, sizeof *out);
+	verifier v = {.f = f, .out = &out->text, .memo = memo};
+	check_chunk(&v, rg, col, l, fn, ctx, out);
+	finish_chunk(&v, rg, col, out);
+	if (memoable)
+		*memoable = v.memoable;
+}
+
 void pq_verify_chunk_run(const pq_file *f, uint32_t rg, uint32_t col, const pq_chunk_layout *l,
 			 pq_verify_page_fn fn, void *ctx, pq_verify_chunk *out)
 {
-	memset(out, 0, sizeof *out);
-	verifier v = {.f = f, .out = &out->text};
-	check_chunk(&v, rg, col, l, fn, ctx, out);
-	finish_chunk(&v, rg, col, out);
+	pq_verify_chunk_run_memo(f, rg, col, l, fn, ctx, NULL, NULL, out);
 }
 
 void pq_verify_chunk_reuse(const pq_file *f, uint32_t rg, uint32_t col,
