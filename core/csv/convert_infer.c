@@ -54,20 +54,26 @@ typedef struct job {
 	atomic_uint_fast64_t bytes;  /* read by every thread (progress) */
 } job;
 
+/* The input file read from byte off on, uncompressed, unbounded. */
+static void plain_input(pq_csv_input *fin, const pq_conv_infer_in *in, uint64_t off)
+{
+	memset(fin, 0, sizeof *fin);
+	fin->fd = in->fd;
+	fin->name = in->name;
+	fin->seekable = true;
+	fin->codec = PQ_INPUT_PLAIN;
+	fin->raw_eof = false;
+	fin->raw_off = off;
+	fin->max_out = UINT64_MAX;
+}
+
 /* The byte after the first LF at or after off (the file's size when none). */
 static pq_status find_start(const pq_conv_infer_in *in, uint64_t off, uint64_t *out,
 			    pq_error *err)
 {
 	uint8_t b[FIND_BLOCK];
 	pq_csv_input fin;
-	memset(&fin, 0, sizeof fin);
-	fin.fd = in->fd;
-	fin.name = in->name;
-	fin.seekable = true;
-	fin.codec = PQ_INPUT_PLAIN;
-	fin.raw_eof = false;
-	fin.raw_off = off;
-	fin.max_out = UINT64_MAX;
+	plain_input(&fin, in, off);
 	for (;;) {
 		size_t got;
 		uint64_t at = fin.raw_off;
@@ -94,13 +100,7 @@ static void run_range(job *j, range *rg, uint64_t from, bool report)
 	rg->first = rg->next = NO_RECORD;
 	rg->failed = false;
 	pq_csv_input fin;
-	memset(&fin, 0, sizeof fin);
-	fin.fd = in->fd;
-	fin.name = in->name;
-	fin.seekable = true;
-	fin.codec = PQ_INPUT_PLAIN;
-	fin.raw_off = from;
-	fin.max_out = UINT64_MAX;
+	plain_input(&fin, in, from);
 	pq_csv_reader r;
 	pq_error e;
 	if (pq_csv_reader_init_input(&r, &fin, in->format, in->delim, &e) != PQ_OK) {
