@@ -155,6 +155,7 @@ int pfs_fs_start(pfs_fs *fs, struct fuse_session *se)
 	int rc = pfs_notify_start(fs->notify, se);
 	if (rc == 0 && fs->staging)
 		rc = pfs_staging_start(fs->staging);
+	fs->started = true;
 	return rc;
 }
 
@@ -163,12 +164,14 @@ void pfs_fs_free(pfs_fs *fs)
 	if (!fs)
 		return;
 	pfs_live_drop_all(fs);
-	/* what the tests count: "no pass, no layout" after a remount */
-	pfs_log(LOG_INFO, "mount totals: %llu size passes, %llu chunk layouts loaded, "
-		"%llu segments rendered ahead",
-		(unsigned long long)atomic_load(&fs->size_passes),
-		(unsigned long long)atomic_load(&fs->layout_loads),
-		(unsigned long long)atomic_load(&fs->ahead_used));
+	/* what the tests count: "no pass, no layout" after a remount (a mount
+	 * that failed says its one line on stderr, nothing more) */
+	if (fs->started)
+		pfs_log(LOG_INFO, "mount totals: %llu size passes, %llu chunk layouts loaded, "
+			"%llu segments rendered ahead",
+			(unsigned long long)atomic_load(&fs->size_passes),
+			(unsigned long long)atomic_load(&fs->layout_loads),
+			(unsigned long long)atomic_load(&fs->ahead_used));
 	pfs_staging_free(fs->staging); /* its recovery thread notifies */
 	pfs_notify_free(fs->notify);
 	pfs_sources_free(fs->sources);

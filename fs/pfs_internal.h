@@ -356,6 +356,7 @@ struct pfs_fs {
 	atomic_uint_fast64_t size_passes; /* size passes run (tests count the log lines) */
 	atomic_uint_fast64_t layout_loads; /* chunk layouts loaded for entries (logged at unmount) */
 	atomic_uint_fast64_t ahead_used; /* segments rendered ahead and served (stream.c) */
+	bool started;           /* pfs_fs_start ran: the unmount report lines are due */
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
 	/* The memory budget (memory.c): cache_size, for everything decoded. */
 	pq_budget *budget;
