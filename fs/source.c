@@ -245,7 +245,7 @@ static pq_status open_container(const pfs_fs *fs, const pfs_src *s, pq_source **
 		return pq_fail(err, PQ_EKEY, "%s: no `container:` key for this ARUNA container in the "
 			       "key_file", s->name);
 	pq_source *c;
-	pq_status st = pq_aruna_open(*io, k.b, fs->opts->cache_size, &c, err);
+	pq_status st = pq_aruna_open(*io, k.b, fs->opts->cache_size, fs->budget, &c, err);
 	pq_crypto_wipe(&k, sizeof k);
 	if (st != PQ_OK)
 		return pq_context(err, "%s: ARUNA container", s->name);

@@ -60,7 +60,7 @@ pq_status stg_aruna_check(const pfs_staging *s, int fd, const char *name, const 
 		return pq_context(err, "%s", name);
 	pq_source *raw, *c;
 	PQ_TRY(pq_source_fd_new(fd, false, &raw, err));
-	st = pq_aruna_open(raw, key, 0, &c, err);
+	st = pq_aruna_open(raw, key, 0, NULL, &c, err);
 	pq_source_unref(raw);
 	if (st != PQ_OK)
 		return pq_context(err, "%s", name);

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	pq_source *raw, *s;
 	pq_error err = {0};
 	if (pq_source_mem_new(bytes, len, false, &raw, &err) != PQ_OK ||
-	    pq_aruna_open(raw, key, (uint64_t)n * 16 * PQ_ARUNA_CHUNK, &s, &err) != PQ_OK) {
+	    pq_aruna_open(raw, key, (uint64_t)n * 16 * PQ_ARUNA_CHUNK, NULL, &s, &err) != PQ_OK) {
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pq_aruna.h"
+#include "pq_budget.h"
 #include "pq_io.h"
 #include "pq_keyring.h"
 #include "test_files.h"
@@ -73,7 +74,7 @@ static pq_status open_mem(const uint8_t *c, size_t n, const uint8_t *k, pq_sourc
 {
 	pq_source *raw;
 	ck_assert_int_eq(pq_source_mem_new(c, n, false, &raw, err), PQ_OK);
-	pq_status st = pq_aruna_open(raw, k, 0, out, err);
+	pq_status st = pq_aruna_open(raw, k, 0, NULL, out, err);
 	pq_source_unref(raw);
 	return st;
 }
@@ -231,7 +232,7 @@ START_TEST(test_cache)
 	pq_source *raw, *s;
 	pq_error err = {0};
 	ck_assert_int_eq(pq_source_mem_new(c, clen, false, &raw, &err), PQ_OK);
-	ck_assert_int_eq(pq_aruna_open(raw, key, 0, &s, &err), PQ_OK);
+	ck_assert_int_eq(pq_aruna_open(raw, key, 0, NULL, &s, &err), PQ_OK);
 	pq_source_unref(raw);
 	uint8_t buf[4096];
 	for (int round = 0; round < 3; round++)
@@ -251,6 +252,39 @@ START_TEST(test_cache)
 			      strstr((const char *)b.p, " blocks, index: footer\n"), "%s", b.p);
 	pq_buf_free(&b);
 	pq_source_unref(s);
+	free(c);
+	free(plain);
+}
+END_TEST
+
+/* Decoded chunks are charged to the mount's budget while they live: a
+ * budget too small for one more chunk fails the read (PQ_ELIMIT), and
+ * everything charged is given back when the container goes. */
+START_TEST(test_budget)
+{
+	size_t n = 11 * MIB, clen;
+	uint8_t *plain = make_plain(n, 5);
+	uint8_t *c = seal(plain, n, NULL, &clen);
+	pq_source *raw, *s;
+	pq_error err = {0};
+	/* room for the last chunk (1 MiB, opened with the container) and one
+	 * whole chunk, not two */
+	pq_budget *b = pq_budget_new(7 * MIB);
+	ck_assert_int_eq(pq_source_mem_new(c, clen, false, &raw, &err), PQ_OK);
+	ck_assert_int_eq(pq_aruna_open(raw, key, 64 * MIB, b, &s, &err), PQ_OK);
+	pq_source_unref(raw);
+	ck_assert_uint_eq(pq_budget_used(b), 1 * MIB); /* the last chunk, shrunk to its bytes */
+	uint8_t buf[4096];
+	ck_assert_int_eq(pq_source_pread(s, buf, sizeof buf, 0, &err), PQ_OK);
+	ck_assert(memcmp(buf, plain, sizeof buf) == 0);
+	ck_assert_uint_eq(pq_budget_used(b), 6 * MIB);
+	pq_status st = pq_source_pread(s, buf, sizeof buf, 5 * MIB, &err);
+	ck_assert_int_eq(st, PQ_ELIMIT);
+	ck_assert_msg(strstr(err.msg, "chunk 1") && strstr(err.msg, "budget"), "%s", err.msg);
+	ck_assert_uint_eq(pq_budget_used(b), 6 * MIB);
+	pq_source_unref(s);
+	ck_assert_uint_eq(pq_budget_used(b), 0);
+	pq_budget_free(b);
 	free(c);
 	free(plain);
 }
@@ -306,7 +340,7 @@ static pq_status open_shared(pq_keyring *kr, const char *rel, pq_source **out, p
 	ck_assert_int_ge(fd, 0);
 	pq_source *raw;
 	ck_assert_int_eq(pq_source_fd_new(fd, true, &raw, err), PQ_OK);
-	pq_status st = pq_aruna_open(raw, k.b, 64 * MIB, out, err);
+	pq_status st = pq_aruna_open(raw, k.b, 64 * MIB, NULL, out, err);
 	pq_source_unref(raw);
 	return st;
 }
@@ -396,6 +430,7 @@ int main(void)
 	tcase_add_test(tc, test_damage);
 	tcase_add_test(tc, test_footer_missing);
 	tcase_add_test(tc, test_cache);
+	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_check_fd);
 	tcase_add_test(tc, test_shared);
 	suite_add_tcase(s, tc);

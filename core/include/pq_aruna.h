@@ -41,12 +41,16 @@ bool pq_aruna_name(const char *name);
  * it (at least two chunks; the one just decoded is always kept), and
  * sequential readers get the next chunks decoded ahead on other threads
  * when it allows four or more. The new source's identity is
- * inner's: what changes when the container changes. Failures: PQ_EAUTH
+ * inner's: what changes when the container changes. Every decoded chunk
+ * is charged to memory (the mount's budget, pq_budget.h; NULL: none)
+ * while it lives; a chunk that does not fit fails its read (PQ_ELIMIT).
+ * Failures: PQ_EAUTH
  * (a block does not authenticate), PQ_ECORRUPT (truncation, footer
  * missing or inconsistent, a chunk that is not a frame), PQ_EIO from
  * inner; the message says which block or chunk and why. */
 pq_status pq_aruna_open(pq_source *inner, const uint8_t key[PQ_ARUNA_KEY_BYTES],
-			uint64_t cache_bytes, pq_source **out, pq_error *err);
+			uint64_t cache_bytes, struct pq_budget *memory, pq_source **out,
+			pq_error *err);
 
 /* true when s was made by pq_aruna_open. */
 bool pq_aruna_is(const pq_source *s);

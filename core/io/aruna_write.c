@@ -256,7 +256,7 @@ pq_status pq_aruna_check_fd(int fd, const uint8_t key[PQ_ARUNA_KEY_BYTES], uint6
 {
 	pq_source *raw, *c;
 	PQ_TRY(pq_source_fd_new(fd, false, &raw, err));
-	pq_status st = pq_aruna_open(raw, key, 0, &c, err);
+	pq_status st = pq_aruna_open(raw, key, 0, NULL, &c, err);
 	pq_source_unref(raw);
 	if (st != PQ_OK)
 		return st;

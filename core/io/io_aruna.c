@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "pq_aruna.h"
+#include "pq_budget.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,6 +44,8 @@ typedef struct dchunk {
 	atomic_int refs;
 	uint64_t idx;
 	size_t len;
+	pq_budget *budget; /* charged: the allocation's bytes, until freed */
+	size_t charged;
 	uint8_t data[];
 } dchunk;
 
@@ -65,6 +68,7 @@ typedef struct aruna {
 	slot slots[MAX_SLOTS];
 	size_t nslots;
 	uint64_t budget;        /* kept_bytes above this: evict own chunks */
+	pq_budget *memory;      /* the mount's budget: every decoded chunk (may be NULL) */
 	uint64_t tick;
 	/* read-ahead: a reader that moved on to the next chunk has the one
 	 * after decoded on another thread meanwhile (one at a time) */
@@ -78,8 +82,10 @@ typedef struct aruna {
 
 static void dchunk_unref(dchunk *c)
 {
-	if (c && atomic_fetch_sub(&c->refs, 1) == 1)
+	if (c && atomic_fetch_sub(&c->refs, 1) == 1) {
+		pq_budget_release(c->budget, c->charged);
 		free(c);
+	}
 }
 
 bool pq_aruna_name(const char *name)
@@ -211,6 +217,16 @@ static pq_status decode_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 	if (st == PQ_OK)
 		st = frame_check(i, a->footer_blocks > 0, plain, n, &fl, err);
 	dchunk *c = NULL;
+	bool charged = false;
+	if (st == PQ_OK) {
+		/* the decoded chunk is counted in the mount's budget (cache_size):
+		 * a read that cannot get room fails, it does not grow the daemon */
+		charged = pq_budget_try_charge(a->memory, PQ_ARUNA_CHUNK);
+		if (!charged) {
+			st = pq_budget_fail(a->memory, PQ_ARUNA_CHUNK, err);
+			pq_context(err, "chunk %" PRIu64 " of the container", i);
+		}
+	}
 	if (st == PQ_OK) {
 		c = malloc(sizeof *c + PQ_ARUNA_CHUNK);
 		if (!c)
@@ -235,16 +251,24 @@ static pq_status decode_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 	free(plain);
 	if (st != PQ_OK) {
 		free(c);
+		if (charged)
+			pq_budget_release(a->memory, PQ_ARUNA_CHUNK);
 		return st;
 	}
 	atomic_init(&c->refs, 1);
 	c->idx = i;
+	c->budget = a->memory;
+	c->charged = PQ_ARUNA_CHUNK;
 	atomic_fetch_add(&a->chunks_decoded, 1);
 	/* the last chunk keeps only its bytes */
 	if (c->len < PQ_ARUNA_CHUNK / 2) {
-		dchunk *s = realloc(c, sizeof *c + (c->len ? c->len : 1));
-		if (s)
+		size_t keep = c->len ? c->len : 1;
+		dchunk *s = realloc(c, sizeof *c + keep);
+		if (s) {
 			c = s;
+			pq_budget_release(c->budget, c->charged - keep);
+			c->charged = keep;
+		}
 	}
 	*out = c;
 	return PQ_OK;
@@ -430,10 +454,6 @@ static pq_status aruna_current(void *impl, pq_identity *out, pq_error *err)
 
 static void aruna_free(aruna *a)
 {
-	if (getenv("PQ_ARUNA_DEBUG"))
-		fprintf(stderr, "aruna: %" PRIu64 " chunks decoded, %" PRIu64 " blocks, %" PRIu64 " hits, %zu slots\n",
-			(uint64_t)atomic_load(&a->chunks_decoded), (uint64_t)atomic_load(&a->blocks_opened),
-			(uint64_t)atomic_load(&a->hits), a->nslots);
 	pthread_mutex_lock(&a->lock);
 	while (a->ahead_running)
 		pthread_cond_wait(&a->ahead_done, &a->lock);
@@ -555,7 +575,7 @@ static pq_status find_footer(aruna *a, pq_error *err)
 }
 
 pq_status pq_aruna_open(pq_source *inner, const uint8_t key[PQ_ARUNA_KEY_BYTES],
-			uint64_t cache_bytes, pq_source **out, pq_error *err)
+			uint64_t cache_bytes, pq_budget *memory, pq_source **out, pq_error *err)
 {
 	*out = NULL;
 	aruna *a = calloc(1, sizeof *a);
@@ -567,6 +587,7 @@ pq_status pq_aruna_open(pq_source *inner, const uint8_t key[PQ_ARUNA_KEY_BYTES],
 	memcpy(a->key, key, PQ_ARUNA_KEY_BYTES);
 	a->raw_size = pq_source_size(inner);
 	a->id = *pq_source_identity(inner);
+	a->memory = memory;
 	a->budget = cache_bytes / 4 < 2 * PQ_ARUNA_CHUNK ? 2 * PQ_ARUNA_CHUNK : cache_bytes / 4;
 	uint64_t slots = a->budget / PQ_ARUNA_CHUNK;
 	a->nslots = slots > MAX_SLOTS ? MAX_SLOTS : (size_t)slots;
