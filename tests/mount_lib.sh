@@ -103,6 +103,12 @@ finish() {
 		fail "sanitizer reports in the daemon log:"
 		grep -A20 "Sanitizer\|runtime error" "$WORK/daemon.log" | head -40
 	fi
+	# every charge to a mount's memory budget is given back by its unmount
+	# (a daemon killed with -9 says nothing, which is fine)
+	if grep "memory budget at unmount" "$WORK/daemon.log" 2>/dev/null | grep -qv ": 0 bytes still charged"; then
+		fail "a mount's memory budget was not back to 0 at unmount:"
+		grep "memory budget at unmount" "$WORK/daemon.log" | grep -v ": 0 bytes still charged" | head -3
+	fi
 	if [ "$FAILS" -ne 0 ]; then
 		echo "--- the daemons' log (last lines):"
 		tail -25 "$WORK/daemon.log" 2>/dev/null | sed 's/^/daemon: /'
