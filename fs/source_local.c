@@ -18,6 +18,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "parallel.h"
 #include "pfs.h"
 #include "pfs_source.h"
 
@@ -78,29 +79,74 @@ static int open_beneath(const local *l, const char *rel, int flags)
 	return -ENOENT;
 }
 
+/* A listing stats its entries a batch at a time on several threads
+ * (parallel.h): in a cold directory each stat may wait for the disk. */
+#define LIST_BATCH 1024
+#define STAT_THREADS 8
+#define STAT_MIN_PER_THREAD 32
+
+typedef struct list_batch {
+	int dfd;
+	size_t n;
+	char *names[LIST_BATCH];
+	struct stat st[LIST_BATCH];
+	int rc[LIST_BATCH];
+} list_batch;
+
+static void stat_one(void *ctx, size_t i)
+{
+	list_batch *b = ctx;
+	b->rc[i] = fstatat(b->dfd, b->names[i], &b->st[i], AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+}
+
+/* Stats the batch, then hands its directories and regular files to fn in
+ * readdir's order (fn's nonzero answer stops it; the names are freed). */
+static int list_flush(list_batch *b, int rc, pfs_source_list_fn fn, void *ctx)
+{
+	if (rc == 0)
+		pfs_parallel_for(b->n, STAT_MIN_PER_THREAD, STAT_THREADS, stat_one, b);
+	for (size_t i = 0; i < b->n; i++) {
+		if (rc == 0 && b->rc[i] == 0 && (S_ISDIR(b->st[i].st_mode) || S_ISREG(b->st[i].st_mode))) {
+			pq_identity id;
+			pq_identity_of_stat(&b->st[i], &id);
+			rc = fn(ctx, b->names[i], &b->st[i], &id);
+		}
+		free(b->names[i]);
+	}
+	b->n = 0;
+	return rc;
+}
+
 static int local_list(void *be, const char *rel, pfs_source_list_fn fn, void *ctx)
 {
 	int rc = 0;
 	int dfd = open_beneath(be, rel, O_RDONLY | O_DIRECTORY);
 	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-	if (!d) {
-		rc = dfd < 0 ? dfd : -errno;
-		if (dfd >= 0)
+	list_batch *b = d ? malloc(sizeof *b) : NULL;
+	if (!b) {
+		rc = dfd < 0 ? dfd : -ENOMEM;
+		if (d)
+			closedir(d);
+		else if (dfd >= 0)
 			close(dfd);
 		return rc;
 	}
+	b->dfd = dirfd(d);
+	b->n = 0;
 	struct dirent *de;
 	while (rc == 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		/* the type readdir knows spares a stat of what is never shown */
+		if (de->d_type != DT_UNKNOWN && de->d_type != DT_DIR && de->d_type != DT_REG)
 			continue;
-		pq_identity id;
-		pq_identity_of_stat(&st, &id);
-		rc = fn(ctx, de->d_name, &st, &id);
+		if (!(b->names[b->n] = strdup(de->d_name)))
+			rc = -ENOMEM;
+		else if (++b->n == LIST_BATCH)
+			rc = list_flush(b, 0, fn, ctx);
 	}
+	rc = list_flush(b, rc, fn, ctx);
+	free(b);
 	closedir(d);
 	return rc;
 }

@@ -525,6 +525,21 @@ PY
 	ls "$M4/sub" | grep -qx new.parquet || fail "new file not shown"
 	same "$M4/sub/new.parquet/data.csv" "$EXP/alltypes_plain.parquet/data.csv" || fail "new file's data.csv"
 	ok "changes in SOURCE"
+	# a directory larger than one listing batch (1,024 entries, their magic
+	# read on several threads): every Parquet file shown once, nothing else
+	mkdir "$S/many"
+	for i in $(seq 1300); do
+		ln "$DATA/alltypes_plain.parquet" "$S/many/p$i.parquet"
+		echo "text $i" > "$S/many/t$i.parquet"
+	done
+	n=$(ls "$M4/many" | grep -c '^p[0-9]*\.parquet$')
+	t=$(ls "$M4/many" | grep -c '^t')
+	[ "$n" = 1300 ] && [ "$t" = 0 ] && ok "a directory of 2,600 entries: the 1,300 Parquet files shown" ||
+		fail "a directory of 2,600 entries: $n of 1,300 Parquet files shown, $t others"
+	# a file that turns into Parquet under the same name is seen as one
+	cp "$DATA/alltypes_plain.parquet" "$S/many/.x" && mv "$S/many/.x" "$S/many/t7.parquet"
+	sleep 1.5
+	ls "$M4/many" | grep -qx t7.parquet || fail "a text file replaced by Parquet not shown"
 	umount_fs "$M4"
 fi
 
