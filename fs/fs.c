@@ -71,6 +71,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	fs->opts = opts;
 	atomic_init(&fs->next_id, 1);
 	pfs_live_init(fs);
+	pfs_sizes_bg_init(fs);
 	fs->uid = getuid();
 	fs->gid = getgid();
 	/* A key_file that does not parse refuses the mount: better than
@@ -78,8 +79,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	if (opts->key_file) {
 		pq_status st = pq_keyring_load(opts->key_file, &fs->keys, err);
 		if (st != PQ_OK) {
-			pthread_mutex_destroy(&fs->live_lock);
-			free(fs);
+			pfs_fs_free(fs);
 			return st;
 		}
 		key_fingerprint(opts->key_file, fs->key_fp);
@@ -163,6 +163,7 @@ void pfs_fs_free(pfs_fs *fs)
 {
 	if (!fs)
 		return;
+	pfs_sizes_bg_wait(fs); /* shape jobs hold files and write the index */
 	pfs_live_drop_all(fs);
 	/* what the tests count: "no pass, no layout" after a remount (a mount
 	 * that failed says its one line on stderr, nothing more) */

@@ -366,6 +366,11 @@ struct pfs_fs {
 	pthread_mutex_t streams_lock;
 	struct pfs_stream *streams_head, *streams_tail;
 	unsigned nstreams;
+	/* Chunk shapes measured after a size pass, in the background
+	 * (size_pass.c): how many jobs run; pfs_fs_free waits for them. */
+	pthread_mutex_t bg_lock;
+	pthread_cond_t bg_cond;
+	unsigned bg_running;
 	/* Open file and directory handles (live.c). */
 	pthread_mutex_t live_lock;
 	pfs_live live;
@@ -484,6 +489,10 @@ void pfs_node_set_size(pfs_fs *fs, pfs_node *n, uint64_t size);
 
 void pfs_pf_sizes_init(pfs_pf *pf);
 void pfs_pf_sizes_fini(pfs_pf *pf);
+/* The mount's background shape jobs: set up, and waited for at unmount
+ * (so the size index gets the shapes of a pass that just ran). */
+void pfs_sizes_bg_init(pfs_fs *fs);
+void pfs_sizes_bg_wait(pfs_fs *fs);
 /* The generation's sizes (a held meta cache entry of a pq_file_sizes):
  * from memory, else the size index, else (with run) one size pass that
  * concurrent callers wait for. Without run: -EAGAIN when only a pass

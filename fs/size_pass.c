@@ -60,6 +60,100 @@ void pfs_pf_sizes_fini(pfs_pf *pf)
 	pthread_mutex_destroy(&pf->sz_lock);
 }
 
+/* ---- chunk shapes, in the background ----------------------------------------------------- */
+
+/* Measuring the shapes renders every chunk's page headers: seconds on a
+ * file of 40,000 chunks, which the stat that ran the pass must not wait
+ * for. The index is written with the sizes at once, and again with the
+ * shapes when this job has them; a remount in between lists pages from
+ * their headers, as without an index. */
+static void index_trouble(pfs_fs *fs, const char *what, int rc);
+
+typedef struct shapes_job {
+	pfs_fs *fs;
+	pfs_pf *pf; /* a reference */
+	pfs_index_key ik;
+} shapes_job;
+
+void pfs_sizes_bg_init(pfs_fs *fs)
+{
+	pthread_mutex_init(&fs->bg_lock, NULL);
+	pthread_cond_init(&fs->bg_cond, NULL);
+	fs->bg_running = 0;
+}
+
+void pfs_sizes_bg_wait(pfs_fs *fs)
+{
+	pthread_mutex_lock(&fs->bg_lock);
+	while (fs->bg_running)
+		pthread_cond_wait(&fs->bg_cond, &fs->bg_lock);
+	pthread_mutex_unlock(&fs->bg_lock);
+	pthread_cond_destroy(&fs->bg_cond);
+	pthread_mutex_destroy(&fs->bg_lock);
+}
+
+static void shapes_now(shapes_job *j)
+{
+	pfs_fs *fs = j->fs;
+	pfs_pf *pf = j->pf;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pfs_file_shapes *sh = pfs_shapes_measure(fs, pf);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pfs_log(LOG_INFO, "chunk shapes: %s (%u chunks, %.0f ms)", pf->src->path,
+		pf->nrg * pf->ncol,
+		(double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	pfs_key key = pfs_key_make(pf->gen, PFS_C_SIZES, 0, 0, 0);
+	pfs_cobj *so = pfs_cache_get(fs->meta, &key);
+	/* a retired generation, or sizes evicted meanwhile: the index keeps
+	 * the sizes alone */
+	if (sh && so && !atomic_load(&pf->sz_cancel)) {
+		int wrc = pfs_index_store(fs->opts->index_dir, &j->ik, pfs_cobj_obj(so), sh);
+		if (wrc)
+			index_trouble(fs, "cannot write", wrc);
+		keep_shapes(fs, pf, sh);
+	} else {
+		pfs_shapes_free(sh);
+	}
+	if (so)
+		pfs_cache_release(fs->meta, so);
+}
+
+static void *shapes_run(void *arg)
+{
+	shapes_job *j = arg;
+	pfs_fs *fs = j->fs;
+	shapes_now(j);
+	pfs_pf_unref(j->pf);
+	free(j);
+	pthread_mutex_lock(&fs->bg_lock);
+	if (--fs->bg_running == 0)
+		pthread_cond_broadcast(&fs->bg_cond);
+	pthread_mutex_unlock(&fs->bg_lock);
+	return NULL;
+}
+
+/* Starts the shapes of pf's generation on a thread of their own (on this
+ * one when no thread can be had). */
+static void shapes_later(pfs_fs *fs, pfs_pf *pf, const pfs_index_key *ik)
+{
+	shapes_job *j = malloc(sizeof *j);
+	if (!j)
+		return; /* the index keeps the sizes alone */
+	*j = (shapes_job){fs, pf, *ik};
+	pfs_pf_ref(pf);
+	pthread_mutex_lock(&fs->bg_lock);
+	fs->bg_running++;
+	pthread_mutex_unlock(&fs->bg_lock);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, shapes_run, j) != 0)
+		shapes_run(j);
+	pthread_attr_destroy(&at);
+}
+
 static pfs_index_key index_key(const pfs_fs *fs, const pfs_pf *pf)
 {
 	pfs_index_key k;
@@ -156,7 +250,7 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	pthread_mutex_unlock(&pf->sz_lock);
 
 	pq_file_sizes *s = NULL;
-	pfs_file_shapes *sh = NULL;
+	pfs_file_shapes *sh = NULL; /* from the index */
 	int rc = -ENOENT;
 	pfs_index_key ik;
 	if (dir) {
@@ -173,18 +267,6 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	if (rc && run) {
 		rc = run_pass(fs, pf, &s);
 		measured = rc == 0 && !short_of_memory(s);
-		/* the index also gets the shapes of the chunks, so that the
-		 * next mount lists pages without their headers */
-		if (measured && dir) {
-			struct timespec t0, t1;
-			clock_gettime(CLOCK_MONOTONIC, &t0);
-			sh = pfs_shapes_measure(fs, pf);
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			pfs_log(LOG_INFO, "chunk shapes: %s (%u chunks, %.0f ms)", pf->src->path,
-				pf->nrg * pf->ncol,
-				(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-					(double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-		}
 	}
 	if (s)
 		keep_verify(fs, pf, s);
@@ -210,6 +292,10 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	pf->sz_index = rc == 0 && wrc == 0 && dir ? 1 : -1;
 	pthread_cond_broadcast(&pf->sz_cond);
 	pthread_mutex_unlock(&pf->sz_lock);
+	/* the index also gets the shapes of the chunks, so that the next
+	 * mount lists pages without their headers */
+	if (measured && dir && rc == 0 && wrc == 0)
+		shapes_later(fs, pf, &ik);
 	return rc == -ENOENT ? -EAGAIN : rc;
 }
 
