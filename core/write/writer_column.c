@@ -475,9 +475,11 @@ static pq_status check_batch(const pq_wcol *c, size_t rows, const uint8_t *def,
 	return PQ_OK;
 }
 
-/* Checked as the dictionary reaches 1024, 2048, 4096, ... entries: when
- * more than 3/4 of the values seen are distinct, indices plus entries
- * cost about what PLAIN does, and the hash table would only hold memory. */
+/* Checked as the dictionary reaches 8192, 16384, ... entries: when more
+ * than 3/4 of the values seen are distinct, indices plus entries cost
+ * about what PLAIN does, and the hash table would only hold memory. (At
+ * 1024 entries a column of 10,000 keys drawn at random still looks all
+ * distinct, and dates spread over 2,500 days nearly so.) */
 static bool useless_dict(const pq_wcol *c)
 {
 	size_t n = c->dict.count;
