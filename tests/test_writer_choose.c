@@ -22,7 +22,7 @@ static const pq_file *write_one(wfile *x, int type, size_t n, void *values, uint
 	o.codec = PQ_CODEC_UNCOMPRESSED;
 	if (page_size)
 		o.page_size = page_size;
-	pq_values v = vals(type, 0, n, values);
+	pq_values v = vals(type, 0, n, values); /* BYTE_ARRAY: values are pq_bytes */
 	wopen(x, &e, &o);
 	wput(x, 0, n, NULL, &v);
 	const pq_file *f = wclose(x);
@@ -162,6 +162,38 @@ START_TEST(test_fallback_after_dictionary_chooses_delta)
 }
 END_TEST
 
+START_TEST(test_long_distinct_strings_no_dictionary_page)
+{
+	/* 600 distinct strings of 2000 bytes: the dictionary passes 1 MiB with
+	 * its 524th entry (524 * (4 + 2000) > 2^20), before 1024 values; the
+	 * page it ends is weighed all the same, PLAIN wins (no indices) and
+	 * no page uses the dictionary: none is written. PLAIN BYTE_ARRAY is
+	 * a 4-byte length and the bytes: the first page is 524 * 2004 =
+	 * 1,050,096 bytes, the second 76 * 2004 = 152,304. */
+	size_t n = 600, len = 2000;
+	char *text = malloc(n * len);
+	pq_bytes *views = malloc(n * sizeof *views);
+	ck_assert(text && views);
+	for (size_t k = 0; k < n; k++) {
+		memset(text + k * len, 'a' + (int)(k % 26), len);
+		snprintf(text + k * len, 16, "%09zu", k);
+		views[k] = (pq_bytes){(const uint8_t *)text + k * len, len};
+	}
+	wfile x;
+	pq_chunk_layout *l;
+	const pq_file *f = write_one(&x, PQ_BYTE_ARRAY, n, views, 0, &l);
+	ck_assert_ptr_null(l->dict);
+	ck_assert_uint_eq(l->num_pages, 2);
+	ck_assert_int_eq(l->pages[0].header.uncompressed_page_size, 1050096);
+	ck_assert_int_eq(l->pages[1].header.uncompressed_page_size, 152304);
+	ck_assert_int_eq(pages_with(f, PQ_ENC_PLAIN), 2);
+	pq_chunk_layout_free(l);
+	wdone(&x);
+	free(text);
+	free(views);
+}
+END_TEST
+
 START_TEST(test_explicit_choices_untouched)
 {
 	/* dictionary=off keeps PLAIN even where DELTA_BINARY_PACKED is far
@@ -204,6 +236,7 @@ static Suite *choose_suite(void)
 	tcase_add_test(tc, test_distinct_values_take_plain);
 	tcase_add_test(tc, test_small_chunk_keeps_dictionary);
 	tcase_add_test(tc, test_fallback_after_dictionary_chooses_delta);
+	tcase_add_test(tc, test_long_distinct_strings_no_dictionary_page);
 	tcase_add_test(tc, test_explicit_choices_untouched);
 	suite_add_tcase(s, tc);
 	return s;

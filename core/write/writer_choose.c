@@ -16,8 +16,10 @@
  *
  * The dictionary is weighed on the chunk's first page holding at least
  * PQ_WRITER_CHOOSE_MIN values (smaller pages differ by a few bytes, and the
- * small files of the tests and of users keep their dictionary); it stays
- * when it is no larger than the best encoding without it. A sorted column
+ * small files of the tests and of users keep their dictionary), or on the
+ * first page after which it is given up anyway (1 MiB of entries, the
+ * distinct-values probe); it stays when it is no larger than the best
+ * encoding without it. A sorted column
  * of repeated keys (lineitem's l_orderkey) takes DELTA_BINARY_PACKED, at
  * one or two bits a value; dates and few-valued keys keep the dictionary.
  * Decisions depend on the column's values only, never on how rows arrived
@@ -56,9 +58,11 @@ pq_status pq_wcol_costs(const pq_wcol *c, bool with_dict, pq_buf *scratch, pq_wc
 	}
 	if (with_dict) {
 		/* The bit width encode_values (writer_column.c) writes. All
-		 * indices bit-packed (a hybrid header per 504 values at most) is
-		 * the most the hybrid takes; only when that bound would lose is
-		 * the page's hybrid measured (its runs of repeats are smaller). */
+		 * indices bit-packed (rle.c: a one-byte header per 504 values,
+		 * counted twice here) is about the most the hybrid takes (runs
+		 * of 8 to 15 repeats at small widths can take a byte or two
+		 * more); only when that estimate would lose is the page's
+		 * hybrid measured. */
 		int bw = pq_bit_width(c->dict.count > 1 ? c->dict.count - 1 : 1);
 		uint64_t packed = ((uint64_t)n + 7) / 8 * (uint64_t)bw + ((uint64_t)n / 504 + 1) * 2;
 		out->dict = 1 + packed + c->dict.plain_bytes;
@@ -83,7 +87,7 @@ static int best_alt(int32_t type, const pq_wcosts *k, uint64_t *cost)
 	return PQ_ENC_PLAIN;
 }
 
-pq_status pq_wcol_choose(pq_wcol *c, pq_wwork *wk, pq_error *err)
+pq_status pq_wcol_choose(pq_wcol *c, pq_wwork *wk, bool last_dict, pq_error *err)
 {
 	if (!c->auto_enc || c->nvalues == 0)
 		return PQ_OK;
@@ -97,7 +101,7 @@ pq_status pq_wcol_choose(pq_wcol *c, pq_wwork *wk, pq_error *err)
 		}
 		return PQ_OK;
 	}
-	if (c->dict_decided || c->nvalues < PQ_WRITER_CHOOSE_MIN)
+	if (c->dict_decided || (c->nvalues < PQ_WRITER_CHOOSE_MIN && !last_dict))
 		return PQ_OK;
 	c->dict_decided = true;
 	PQ_TRY(pq_wcol_costs(c, true, &wk->raw, &k, err));

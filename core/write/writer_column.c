@@ -383,11 +383,13 @@ static pq_status flush_page_inner(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32
 	return PQ_OK;
 }
 
-static pq_status flush_page(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32_t rg, pq_error *err)
+/* last_dict: the dictionary is given up after this page. */
+static pq_status flush_page(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32_t rg, bool last_dict,
+			    pq_error *err)
 {
 	pq_arena a;
 	pq_arena_init(&a, 0);
-	pq_status st = pq_wcol_choose(c, wk, err);
+	pq_status st = pq_wcol_choose(c, wk, last_dict, err);
 	if (st == PQ_OK)
 		st = flush_page_inner(w, wk, c, rg, &a, err);
 	pq_arena_free(&a);
@@ -525,7 +527,7 @@ static pq_status write_rows(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32_t rg,
 			PQ_TRY(close_segment(c, v, seg, vi - seg, err));
 			seg = vi;
 			PQ_CHECK(!c->def.oom && !c->idx.oom, err, PQ_ENOMEM, "out of memory for a page");
-			PQ_TRY(flush_page(w, wk, c, rg, err));
+			PQ_TRY(flush_page(w, wk, c, rg, fallback, err));
 			if (fallback)
 				c->dict_active = false;
 		}
@@ -637,7 +639,7 @@ static pq_status finish(pq_writer *w, pq_wcol *c, uint32_t rg, pq_column_chunk *
 			pq_error *err)
 {
 	if (c->slots > 0 || c->npl == 0)
-		PQ_TRY(flush_page(w, &w->work, c, rg, err));
+		PQ_TRY(flush_page(w, &w->work, c, rg, false, err));
 	pq_column_meta_data *m = &cc->meta_data;
 	memset(cc, 0, sizeof *cc);
 	cc->has_meta_data = true;

@@ -239,13 +239,14 @@ struct pq_wcol {
 };
 
 /* Before a page of c is encoded (auto_enc): on a chunk's first page of
- * PQ_WRITER_CHOOSE_MIN values or more, keeps the dictionary only when the
- * page dictionary-encoded (indices plus every entry) is no larger than
- * without it, else re-encodes the page without it and drops it when no
- * page used it yet; the encoding without the dictionary is the smaller of
- * PLAIN and (INT32/INT64) DELTA_BINARY_PACKED, chosen once per chunk on
- * the first page where it is needed. Uses wk->enc and wk->raw as scratch. */
-pq_status pq_wcol_choose(pq_wcol *c, pq_wwork *wk, pq_error *err);
+ * PQ_WRITER_CHOOSE_MIN values or more (or any first page after which the
+ * dictionary is given up anyway: last_dict), keeps the dictionary only
+ * when the page dictionary-encoded (indices plus every entry) is no
+ * larger than without it, else writes the page without it and drops it
+ * when no page used it yet; the encoding without the dictionary is the
+ * smaller of PLAIN and (INT32/INT64) DELTA_BINARY_PACKED, chosen once per
+ * chunk on the first page where it is needed. Uses wk->raw as scratch. */
+pq_status pq_wcol_choose(pq_wcol *c, pq_wwork *wk, bool last_dict, pq_error *err);
 /* The bytes the page's values would take: PLAIN (from c->vals / c->lens)
  * and, for INT32/INT64, DELTA_BINARY_PACKED (0 for other types); and the
  * dictionary encoding of c->idx (bit-width byte + hybrid indices) plus the
