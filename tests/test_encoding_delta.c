@@ -289,6 +289,67 @@ START_TEST(test_delta_random_blocks)
 }
 END_TEST
 
+/* pq_delta_encoded_size: the writer's measure of a page without writing
+ * it (core/write/writer_choose.c). Golden sizes from Encodings.md's layout:
+ * header = ULEB128 128 (2 bytes) + ULEB128 4 (1) + ULEB128 count + zigzag
+ * ULEB128 first value; per block of up to 128 deltas: zigzag ULEB128 min
+ * delta, 4 width bytes, 32 * width / 8 bytes per miniblock holding a
+ * delta. */
+START_TEST(test_delta_encoded_size)
+{
+	static int64_t v64[4096];
+	static int32_t v32[300];
+	/* 0,0,0,0,1,1,1,1,...: 6 + 32 blocks * (1 + 4 + 4 * 4) = 678. */
+	for (size_t k = 0; k < 4096; k++)
+		v64[k] = (int64_t)(k / 4);
+	ck_assert_uint_eq(pq_delta_encoded_size(true, v64, NULL, 4096), 678);
+	/* Empty: header with count 0 and first value 0 = 5 bytes; one value
+	 * 7 (zigzag 14): 5 bytes, no block. */
+	ck_assert_uint_eq(pq_delta_encoded_size(true, v64, NULL, 0), 5);
+	v32[0] = 7;
+	ck_assert_uint_eq(pq_delta_encoded_size(false, v32, NULL, 1), 5);
+	/* INT32 1..300 step 1: min delta 1 (1 byte), widths 0: 6 header bytes
+	 * (count 300 takes 2), 3 blocks of 1 + 4 = 15: 21. */
+	for (int k = 0; k < 300; k++)
+		v32[k] = k + 1;
+	ck_assert_uint_eq(pq_delta_encoded_size(false, v32, NULL, 300), 21);
+	/* Through indices: the same values as entries v32[idx[i]]. */
+	static uint32_t idx[300];
+	for (uint32_t k = 0; k < 300; k++)
+		idx[k] = k;
+	ck_assert_uint_eq(pq_delta_encoded_size(false, v32, idx, 300), 21);
+	/* INT32 wrap: MAX then MIN is a delta of +1 in 32 bits (min delta 1,
+	 * width 0): 2 + 1 + 1 + 5 (zigzag 2^32 - 2) + 1 + 4 = 14. */
+	v32[0] = INT32_MAX;
+	v32[1] = INT32_MIN;
+	ck_assert_uint_eq(pq_delta_encoded_size(false, v32, NULL, 2), 14);
+	/* Equal to what the encoder writes, on pseudo-random values of every
+	 * width and count. */
+	uint64_t seed = 99;
+	pq_buf out = PQ_BUF_INIT;
+	for (int round = 0; round < 200; round++) {
+		size_t n = (size_t)(rnd(&seed) % 700);
+		int w = (int)(rnd(&seed) % 65);
+		for (size_t k = 0; k < n; k++)
+			v64[k] = (int64_t)rnd_bits(&seed, w);
+		for (int is64 = 0; is64 <= 1; is64++) {
+			static int32_t p32[700];
+			for (size_t k = 0; k < n && !is64; k++)
+				p32[k] = (int32_t)(uint32_t)v64[k];
+			pq_values pv;
+			memset(&pv, 0, sizeof pv);
+			pv.type = is64 ? PQ_INT64 : PQ_INT32;
+			pv.n = n;
+			pv.v.any = is64 ? (void *)v64 : (void *)p32;
+			out.len = 0;
+			ASSERT_OK(pq_encode_delta_binary_packed(&pv, &out, &err), &err);
+			ck_assert_uint_eq(pq_delta_encoded_size(is64, pv.v.any, NULL, n), out.len);
+		}
+	}
+	pq_buf_free(&out);
+}
+END_TEST
+
 /* 161 values = first + a full block + one full miniblock: no padding, so
  * every truncation removes needed bytes. */
 START_TEST(test_delta_truncated_everywhere)
@@ -462,6 +523,7 @@ static Suite *delta_suite(void)
 	tcase_add_test(tc, test_delta_bad_headers);
 	tcase_add_test(tc, test_delta_widths_over_limit);
 	tcase_add_test(tc, test_delta_wraparound);
+	tcase_add_test(tc, test_delta_encoded_size);
 	tcase_add_test(tc, test_delta_int32_width33);
 	tcase_add_loop_test(tc, test_delta_random_blocks, 0, 40);
 	tcase_add_test(tc, test_delta_truncated_everywhere);

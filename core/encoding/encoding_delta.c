@@ -248,6 +248,52 @@ void pq_delta_encode(bool is64, const void *v, size_t n, pq_buf *out)
 	}
 }
 
+static size_t uleb_len(uint64_t x)
+{
+	size_t n = 1;
+	while (x >= 0x80) {
+		x >>= 7;
+		n++;
+	}
+	return n;
+}
+
+size_t pq_delta_encoded_size(bool is64, const void *v, const uint32_t *idx, size_t n)
+{
+	size_t len = uleb_len(ENC_BLOCK) + uleb_len(ENC_MINI) + uleb_len(n);
+	if (!n)
+		return len + 1;
+	uint64_t prev = get_value(is64, v, idx ? idx[0] : 0);
+	len += uleb_len(pq_zigzag_encode(is64 ? prev : (uint64_t)(int64_t)(int32_t)prev));
+	uint64_t d[ENC_BLOCK];
+	for (size_t i = 1; i < n;) {
+		size_t k = pq_min_size(n - i, ENC_BLOCK);
+		int64_t mind = INT64_MAX;
+		for (size_t j = 0; j < k; j++) {
+			uint64_t cur = get_value(is64, v, idx ? idx[i + j] : i + j);
+			int64_t delta = is64 ? (int64_t)(cur - prev) : (int64_t)(int32_t)(uint32_t)(cur - prev);
+			d[j] = (uint64_t)delta;
+			if (delta < mind)
+				mind = delta;
+			prev = cur;
+		}
+		uint64_t maxrel[ENC_MINI] = {0};
+		for (size_t j = 0; j < k; j++) {
+			uint64_t r = d[j] - (uint64_t)mind;
+			if (!is64)
+				r &= 0xffffffffu;
+			if (r > maxrel[j / ENC_VPM])
+				maxrel[j / ENC_VPM] = r;
+		}
+		len += uleb_len(pq_zigzag_encode((uint64_t)mind)) + ENC_MINI;
+		size_t used_mini = (k + ENC_VPM - 1) / ENC_VPM;
+		for (size_t m = 0; m < used_mini; m++)
+			len += (size_t)ENC_VPM * (size_t)pq_bit_width(maxrel[m]) / 8;
+		i += k;
+	}
+	return len;
+}
+
 pq_status pq_encode_delta_binary_packed(const pq_values *in, pq_buf *out, pq_error *err)
 {
 	PQ_CHECK(in->type == PQ_INT32 || in->type == PQ_INT64, err, PQ_EINVAL,

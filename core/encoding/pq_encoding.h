@@ -185,6 +185,11 @@ pq_status pq_encode_rle_bool(const pq_values *in, pq_buf *out, pq_error *err);
 pq_status pq_encode_plain(const pq_values *in, pq_buf *out, pq_error *err);
 /* DELTA_BINARY_PACKED for INT32 / INT64: blocks of 128, 4 miniblocks. */
 pq_status pq_encode_delta_binary_packed(const pq_values *in, pq_buf *out, pq_error *err);
+/* The bytes pq_encode_delta_binary_packed writes for n INT32 (is64
+ * false) or INT64 values, without writing them: the values are v[i], or
+ * v[idx[i]] when idx is not NULL (a dictionary's entries and a page's
+ * indices). */
+size_t pq_delta_encoded_size(bool is64, const void *v, const uint32_t *idx, size_t n);
 /* DELTA_LENGTH_BYTE_ARRAY for BYTE_ARRAY (values up to 2^31-1 bytes). */
 pq_status pq_encode_delta_length_byte_array(const pq_values *in, pq_buf *out, pq_error *err);
 /* DELTA_BYTE_ARRAY for BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY. */

@@ -23,7 +23,9 @@ typedef struct pq_column_key {
 } pq_column_key;
 
 /* The value encoding of one column's data pages, overriding the default
- * (RLE_DICTIONARY when opts->dictionary, else PLAIN; BOOLEAN is always
+ * (with opts->dictionary: chosen from the data per chunk, RLE_DICTIONARY
+ * when it pays, else PLAIN or, for INT32/INT64, DELTA_BINARY_PACKED when
+ * smaller (core/write/writer_choose.c); without: PLAIN; BOOLEAN is always
  * PLAIN by default). encoding is an enum pq_encoding: PLAIN,
  * RLE_DICTIONARY (not BOOLEAN), DELTA_BINARY_PACKED (INT32/INT64),
  * DELTA_LENGTH_BYTE_ARRAY (BYTE_ARRAY), DELTA_BYTE_ARRAY (BYTE_ARRAY,
@@ -42,7 +44,9 @@ typedef struct pq_write_options {
 	uint64_t row_group_rows;   /* default 1048576 */
 	uint64_t page_size;        /* target uncompressed bytes per data page, default 1 MiB */
 	int data_page_version;     /* 1 or 2 */
-	bool dictionary;           /* RLE_DICTIONARY, PLAIN fallback past 1 MiB */
+	bool dictionary;           /* encodings chosen from the data: RLE_DICTIONARY when
+	                            * it pays (given up past 1 MiB), else PLAIN or
+	                            * DELTA_BINARY_PACKED; off: PLAIN */
 	bool page_index;           /* ColumnIndex + OffsetIndex */
 	bool crc;                  /* page CRC32, dictionary pages too */
 	const char *const *bloom_columns; /* dotted paths; NULL-terminated or NULL */

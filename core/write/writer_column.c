@@ -8,10 +8,13 @@
  * to the file and the chunk's metadata, page indexes and bloom filter are
  * built.
  *
- * Dictionary encoding falls back to the column's plain encoding for the
- * rest of the chunk once the dictionary's PLAIN size passes 1 MiB; the
+ * Dictionary encoding falls back to the column's encoding without it for
+ * the rest of the chunk once the dictionary's PLAIN size passes 1 MiB; the
  * pages already written keep using the dictionary (encoding_stats says how
- * many pages took each encoding). */
+ * many pages took each encoding). By default the dictionary is also weighed
+ * against the encodings without it on the chunk's first page, and which
+ * encoding the pages without it take is chosen from the data
+ * (writer_choose.c). */
 
 #define PQ_WRITE_INTERNAL
 #include "writer_internal.h"
@@ -22,42 +25,6 @@
 #include "codec/pq_codec.h"
 #include "encoding/pq_encoding.h"
 #include "format/pq_metadata_codec.h"
-
-struct pq_wcol {
-	uint32_t index;
-	const pq_schema_element *el;
-	int32_t type, type_length;
-	size_t width;              /* bytes of one value in memory (0: BYTE_ARRAY) */
-	bool optional;
-	pq_sort_order order;
-	int encoding;              /* of pages written without the dictionary */
-	bool use_dict;             /* chunks start with the dictionary */
-	bool dict_active;          /* the current page uses it */
-	bool bloom;
-
-	/* the current page */
-	pq_buf def;                /* uint16 levels (OPTIONAL columns) */
-	pq_buf vals;               /* fixed-width values, or byte-array bytes */
-	pq_buf lens;               /* BYTE_ARRAY: uint32 lengths */
-	pq_buf idx;                /* uint32 dictionary indices */
-	size_t slots, nvalues;
-	uint64_t ba_bytes_est;     /* BYTE_ARRAY: PLAIN size of the values */
-	pq_wstats pstats;
-
-	/* the chunk */
-	int64_t rows;
-	int64_t dict_values;       /* values encoded through the dictionary */
-	pq_buf pages;              /* serialized data pages (header + body) */
-	pq_wpage *pl;
-	size_t npl, cappl;
-	pq_wstats cstats;
-	int64_t def_hist[2];
-	int64_t ba_bytes;          /* unencoded BYTE_ARRAY bytes */
-	int64_t uncompressed, compressed; /* data pages, headers included */
-	int32_t pages_by_enc[PQ_ENC_BYTE_STREAM_SPLIT + 1]; /* data pages per value encoding */
-	pq_wdict dict;
-	pq_wbloom bloomset;
-};
 
 static bool encoding_fits(int enc, int32_t type)
 {
@@ -111,6 +78,7 @@ pq_status pq_wcol_new(pq_writer *w, uint32_t index, const pq_schema_element *el,
 	if (want < 0) {
 		c->encoding = PQ_ENC_PLAIN;
 		c->use_dict = w->opts.dictionary && c->type != PQ_BOOLEAN;
+		c->auto_enc = c->use_dict;
 	} else {
 		if (!encoding_fits(want, c->type)) {
 			free(c);
@@ -415,11 +383,15 @@ static pq_status flush_page_inner(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32
 	return PQ_OK;
 }
 
-static pq_status flush_page(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32_t rg, pq_error *err)
+/* last_dict: the dictionary is given up after this page. */
+static pq_status flush_page(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32_t rg, bool last_dict,
+			    pq_error *err)
 {
 	pq_arena a;
 	pq_arena_init(&a, 0);
-	pq_status st = flush_page_inner(w, wk, c, rg, &a, err);
+	pq_status st = pq_wcol_choose(c, wk, last_dict, err);
+	if (st == PQ_OK)
+		st = flush_page_inner(w, wk, c, rg, &a, err);
 	pq_arena_free(&a);
 	if (st != PQ_OK)
 		return pq_context(err, "column %s, page %zu", col_name(c), c->npl);
@@ -505,9 +477,11 @@ static pq_status check_batch(const pq_wcol *c, size_t rows, const uint8_t *def,
 	return PQ_OK;
 }
 
-/* Checked as the dictionary reaches 1024, 2048, 4096, ... entries: when
- * more than 3/4 of the values seen are distinct, indices plus entries
- * cost about what PLAIN does, and the hash table would only hold memory. */
+/* Checked as the dictionary reaches 8192, 16384, ... entries: when more
+ * than 3/4 of the values seen are distinct, indices plus entries cost
+ * about what PLAIN does, and the hash table would only hold memory. (At
+ * 1024 entries a column of 10,000 keys drawn at random still looks all
+ * distinct, and dates spread over 2,500 days nearly so.) */
 static bool useless_dict(const pq_wcol *c)
 {
 	size_t n = c->dict.count;
@@ -553,7 +527,7 @@ static pq_status write_rows(pq_writer *w, pq_wwork *wk, pq_wcol *c, uint32_t rg,
 			PQ_TRY(close_segment(c, v, seg, vi - seg, err));
 			seg = vi;
 			PQ_CHECK(!c->def.oom && !c->idx.oom, err, PQ_ENOMEM, "out of memory for a page");
-			PQ_TRY(flush_page(w, wk, c, rg, err));
+			PQ_TRY(flush_page(w, wk, c, rg, fallback, err));
 			if (fallback)
 				c->dict_active = false;
 		}
@@ -665,7 +639,7 @@ static pq_status finish(pq_writer *w, pq_wcol *c, uint32_t rg, pq_column_chunk *
 			pq_error *err)
 {
 	if (c->slots > 0 || c->npl == 0)
-		PQ_TRY(flush_page(w, &w->work, c, rg, err));
+		PQ_TRY(flush_page(w, &w->work, c, rg, false, err));
 	pq_column_meta_data *m = &cc->meta_data;
 	memset(cc, 0, sizeof *cc);
 	cc->has_meta_data = true;
@@ -732,6 +706,9 @@ static void reset_chunk(pq_wcol *c)
 	pq_wdict_clear(&c->dict);
 	c->dict_values = 0;
 	c->dict_active = c->use_dict;
+	c->dict_decided = c->alt_decided = false;
+	if (c->auto_enc)
+		c->encoding = PQ_ENC_PLAIN;
 	pq_wbloom_free(&c->bloomset);
 }
 

@@ -129,6 +129,25 @@ pq_status pq_wdict_index(pq_wdict *d, const pq_values *v, size_t i, uint64_t has
 	return PQ_OK;
 }
 
+pq_status pq_wdict_expand(const pq_wdict *d, const uint32_t *idx, size_t n, pq_buf *vals,
+			  pq_buf *lens, pq_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		PQ_CHECK(idx[i] < d->count, err, PQ_EINVAL, "dictionary index %u of %zu entries",
+			 idx[i], d->count);
+		size_t en;
+		const uint8_t *ep = entry(d, idx[i], &en);
+		if (d->type == PQ_BYTE_ARRAY) {
+			PQ_CHECK(en <= INT32_MAX, err, PQ_EINVAL, "value of %zu bytes, over 2^31-1", en);
+			uint32_t l = (uint32_t)en;
+			pq_buf_append(lens, &l, sizeof l);
+		}
+		pq_buf_append(vals, ep, en);
+	}
+	PQ_CHECK(!vals->oom && !lens->oom, err, PQ_ENOMEM, "out of memory for %zu page values", n);
+	return PQ_OK;
+}
+
 pq_status pq_wdict_values(const pq_wdict *d, pq_values *out, pq_bytes **views, pq_error *err)
 {
 	memset(out, 0, sizeof *out);

@@ -27,7 +27,10 @@
 #define PQ_WRITER_DICT_LIMIT ((size_t)1 << 20)
 /* ... and earlier, from this many entries on, when most values are
  * distinct (see useless_dict in writer_column.c). */
-#define PQ_WRITER_DICT_PROBE ((size_t)1024)
+#define PQ_WRITER_DICT_PROBE ((size_t)8192)
+/* The dictionary is weighed against the encodings without it on the first
+ * page of a chunk holding at least this many values (writer_choose.c). */
+#define PQ_WRITER_CHOOSE_MIN ((size_t)1024)
 /* A data page never holds more value slots than this, whatever page_size
  * says (readers bound slots per page; booleans are tiny). */
 #define PQ_WRITER_MAX_PAGE_SLOTS ((size_t)1 << 20)
@@ -176,6 +179,10 @@ void pq_wdict_clear(pq_wdict *d);
 /* Index of value i of v, adding it if new. hash is pq_wbloom_hash(v, i). */
 pq_status pq_wdict_index(pq_wdict *d, const pq_values *v, size_t i, uint64_t hash,
 			 uint32_t *idx, pq_error *err);
+/* Appends the entries idx[0 .. n) name as the page's values: fixed-width
+ * bytes to vals, or BYTE_ARRAY bytes to vals and uint32 lengths to lens. */
+pq_status pq_wdict_expand(const pq_wdict *d, const uint32_t *idx, size_t n, pq_buf *vals,
+			  pq_buf *lens, pq_error *err);
 /* The entries as a pq_values (BYTE_ARRAY views into d; *views malloc'd,
  * caller frees) for PLAIN encoding. */
 pq_status pq_wdict_values(const pq_wdict *d, pq_values *out, pq_bytes **views, pq_error *err);
@@ -190,6 +197,65 @@ typedef struct pq_wwork {
 /* ---- one column chunk (writer_column.c) ----------------------------------- */
 
 typedef struct pq_wcol pq_wcol;
+
+/* Defined here so the encoding choice (writer_choose.c) sees the page. */
+struct pq_wcol {
+	uint32_t index;
+	const pq_schema_element *el;
+	int32_t type, type_length;
+	size_t width;              /* bytes of one value in memory (0: BYTE_ARRAY) */
+	bool optional;
+	pq_sort_order order;
+	int encoding;              /* of pages written without the dictionary */
+	bool use_dict;             /* chunks start with the dictionary */
+	bool dict_active;          /* the current page uses it */
+	bool bloom;
+	bool auto_enc;             /* encodings chosen from the data (writer_choose.c) */
+	bool dict_decided;         /* this chunk: the dictionary was weighed */
+	bool alt_decided;          /* this chunk: encoding without it was chosen */
+
+	/* the current page */
+	pq_buf def;                /* uint16 levels (OPTIONAL columns) */
+	pq_buf vals;               /* fixed-width values, or byte-array bytes */
+	pq_buf lens;               /* BYTE_ARRAY: uint32 lengths */
+	pq_buf idx;                /* uint32 dictionary indices */
+	size_t slots, nvalues;
+	uint64_t ba_bytes_est;     /* BYTE_ARRAY: PLAIN size of the values */
+	pq_wstats pstats;
+
+	/* the chunk */
+	int64_t rows;
+	int64_t dict_values;       /* values encoded through the dictionary */
+	pq_buf pages;              /* serialized data pages (header + body) */
+	pq_wpage *pl;
+	size_t npl, cappl;
+	pq_wstats cstats;
+	int64_t def_hist[2];
+	int64_t ba_bytes;          /* unencoded BYTE_ARRAY bytes */
+	int64_t uncompressed, compressed; /* data pages, headers included */
+	int32_t pages_by_enc[PQ_ENC_BYTE_STREAM_SPLIT + 1]; /* data pages per value encoding */
+	pq_wdict dict;
+	pq_wbloom bloomset;
+};
+
+/* Before a page of c is encoded (auto_enc): on a chunk's first page of
+ * PQ_WRITER_CHOOSE_MIN values or more (or any first page after which the
+ * dictionary is given up anyway: last_dict), keeps the dictionary only
+ * when the page dictionary-encoded (indices plus every entry) is no
+ * larger than without it, else writes the page without it and drops it
+ * when no page used it yet; the encoding without the dictionary is the
+ * smaller of PLAIN and (INT32/INT64) DELTA_BINARY_PACKED, chosen once per
+ * chunk on the first page where it is needed. Uses wk->raw as scratch. */
+pq_status pq_wcol_choose(pq_wcol *c, pq_wwork *wk, bool last_dict, pq_error *err);
+/* The bytes the page's values would take: PLAIN (from c->vals / c->lens)
+ * and, for INT32/INT64, DELTA_BINARY_PACKED (0 for other types); and the
+ * dictionary encoding of c->idx (bit-width byte + hybrid indices) plus the
+ * dictionary's PLAIN bytes. */
+typedef struct pq_wcosts {
+	uint64_t plain, delta, dict;
+} pq_wcosts;
+pq_status pq_wcol_costs(const pq_wcol *c, bool with_dict, pq_buf *scratch, pq_wcosts *out,
+			pq_error *err);
 
 pq_status pq_wcol_new(pq_writer *w, uint32_t index, const pq_schema_element *el,
 		      pq_wcol **out, pq_error *err);
