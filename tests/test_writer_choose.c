@@ -137,12 +137,14 @@ START_TEST(test_small_chunk_keeps_dictionary)
 }
 END_TEST
 
-START_TEST(test_fallback_after_dictionary_chooses_delta)
+START_TEST(test_fallback_after_dictionary_takes_plain)
 {
 	/* 200,000 values of 16 distinct ones (the dictionary pays on the first
 	 * 64 KiB page), then 140,000 increasing distinct ones: the dictionary
 	 * passes 1 MiB (131,072 entries of 8 bytes) and the rest of the chunk
-	 * goes without it, as DELTA_BINARY_PACKED (deltas of 1: width 0). */
+	 * goes without it, as PLAIN (interface.md, "Writer options": dictionary
+	 * encoding falls back to PLAIN), although DELTA_BINARY_PACKED would be
+	 * smaller here. */
 	size_t n = 340000;
 	int64_t *v = malloc(n * sizeof *v);
 	ck_assert_ptr_nonnull(v);
@@ -154,22 +156,22 @@ START_TEST(test_fallback_after_dictionary_chooses_delta)
 	ck_assert_ptr_nonnull(l->dict);
 	ck_assert_int_eq(l->dict->header.dictionary_page_header.num_values, 16 + 131057);
 	ck_assert_int_ge(pages_with(f, PQ_ENC_RLE_DICTIONARY), 1);
-	ck_assert_int_ge(pages_with(f, PQ_ENC_DELTA_BINARY_PACKED), 1);
-	ck_assert_int_eq(pages_with(f, PQ_ENC_PLAIN), 0);
+	ck_assert_int_ge(pages_with(f, PQ_ENC_PLAIN), 1);
+	ck_assert_int_eq(pages_with(f, PQ_ENC_DELTA_BINARY_PACKED), 0);
 	pq_chunk_layout_free(l);
 	wdone(&x);
 	free(v);
 }
 END_TEST
 
-START_TEST(test_long_distinct_strings_no_dictionary_page)
+START_TEST(test_long_distinct_strings_fall_back_to_plain)
 {
 	/* 600 distinct strings of 2000 bytes: the dictionary passes 1 MiB with
-	 * its 524th entry (524 * (4 + 2000) > 2^20), before 1024 values; the
-	 * page it ends is weighed all the same, PLAIN wins (no indices) and
-	 * no page uses the dictionary: none is written. PLAIN BYTE_ARRAY is
-	 * a 4-byte length and the bytes: the first page is 524 * 2004 =
-	 * 1,050,096 bytes, the second 76 * 2004 = 152,304. */
+	 * its 524th entry (524 * (4 + 2000) > 2^20). Strings are never weighed:
+	 * the first page goes through the dictionary, whose page holds the 524
+	 * entries as PLAIN BYTE_ARRAY (a 4-byte length and the bytes: 524 *
+	 * 2004 = 1,050,096 bytes), and the rest falls back to PLAIN (76 * 2004
+	 * = 152,304 bytes), as the contract says. */
 	size_t n = 600, len = 2000;
 	char *text = malloc(n * len);
 	pq_bytes *views = malloc(n * sizeof *views);
@@ -182,11 +184,14 @@ START_TEST(test_long_distinct_strings_no_dictionary_page)
 	wfile x;
 	pq_chunk_layout *l;
 	const pq_file *f = write_one(&x, PQ_BYTE_ARRAY, n, views, 0, &l);
-	ck_assert_ptr_null(l->dict);
+	ck_assert_ptr_nonnull(l->dict);
+	ck_assert_int_eq(l->dict->header.dictionary_page_header.num_values, 524);
+	ck_assert_int_eq(l->dict->header.uncompressed_page_size, 1050096);
 	ck_assert_uint_eq(l->num_pages, 2);
-	ck_assert_int_eq(l->pages[0].header.uncompressed_page_size, 1050096);
+	ck_assert_int_eq(l->pages[0].header.data_page_header.encoding, PQ_ENC_RLE_DICTIONARY);
+	ck_assert_int_eq(l->pages[1].header.data_page_header.encoding, PQ_ENC_PLAIN);
 	ck_assert_int_eq(l->pages[1].header.uncompressed_page_size, 152304);
-	ck_assert_int_eq(pages_with(f, PQ_ENC_PLAIN), 2);
+	ck_assert_int_eq(pages_with(f, PQ_ENC_PLAIN), 1);
 	pq_chunk_layout_free(l);
 	wdone(&x);
 	free(text);
@@ -235,8 +240,8 @@ static Suite *choose_suite(void)
 	tcase_add_test(tc, test_few_values_keep_dictionary);
 	tcase_add_test(tc, test_distinct_values_take_plain);
 	tcase_add_test(tc, test_small_chunk_keeps_dictionary);
-	tcase_add_test(tc, test_fallback_after_dictionary_chooses_delta);
-	tcase_add_test(tc, test_long_distinct_strings_no_dictionary_page);
+	tcase_add_test(tc, test_fallback_after_dictionary_takes_plain);
+	tcase_add_test(tc, test_long_distinct_strings_fall_back_to_plain);
 	tcase_add_test(tc, test_explicit_choices_untouched);
 	suite_add_tcase(s, tc);
 	return s;

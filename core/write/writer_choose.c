@@ -14,12 +14,15 @@
  * - DELTA_BINARY_PACKED (INT32 and INT64 only): the page encoded, blocks of
  *   128 values in 4 miniblocks.
  *
- * The dictionary is weighed on the chunk's first page holding at least
- * PQ_WRITER_CHOOSE_MIN values (smaller pages differ by a few bytes, and the
- * small files of the tests and of users keep their dictionary), or on the
- * first page after which it is given up anyway (1 MiB of entries, the
- * distinct-values probe); it stays when it is no larger than the best
- * encoding without it. A sorted column
+ * The dictionary of an INT32/INT64 column is weighed on the chunk's first
+ * page holding at least PQ_WRITER_CHOOSE_MIN values (smaller pages differ
+ * by a few bytes, and the small files of the tests and of users keep their
+ * dictionary); it stays when it is no larger than the best encoding
+ * without it. Other types keep the dictionary until it is given up. A
+ * dictionary that is given up (it passed 1 MiB of entries, or the
+ * distinct-values probe) falls back to PLAIN for the rest of the chunk, as
+ * the contract says (interface.md, "Writer options"): a page it ended is
+ * not weighed. A sorted column
  * of repeated keys (lineitem's l_orderkey) takes DELTA_BINARY_PACKED, at
  * one or two bits a value; dates and few-valued keys keep the dictionary.
  * Decisions depend on the column's values only, never on how rows arrived
@@ -94,14 +97,14 @@ pq_status pq_wcol_choose(pq_wcol *c, pq_wwork *wk, bool last_dict, pq_error *err
 	pq_wcosts k;
 	if (!c->dict_active) {
 		if (!c->alt_decided) {
-			uint64_t cost;
-			PQ_TRY(pq_wcol_costs(c, false, &wk->raw, &k, err));
-			c->encoding = best_alt(c->type, &k, &cost);
+			/* the dictionary was given up: PLAIN for the rest */
+			c->encoding = PQ_ENC_PLAIN;
 			c->alt_decided = true;
 		}
 		return PQ_OK;
 	}
-	if (c->dict_decided || (c->nvalues < PQ_WRITER_CHOOSE_MIN && !last_dict))
+	if (c->dict_decided || !delta_applies(c->type) || last_dict ||
+	    c->nvalues < PQ_WRITER_CHOOSE_MIN)
 		return PQ_OK;
 	c->dict_decided = true;
 	PQ_TRY(pq_wcol_costs(c, true, &wk->raw, &k, err));
