@@ -196,6 +196,25 @@ static inline uint64_t get_value(bool is64, const void *v, size_t i)
 	return (uint32_t)((const int32_t *)v)[i];
 }
 
+/* The k deltas of values i, i+1, ... (through idx when given) into d, each
+ * wrapped in the type's width (INT32 deltas as 32-bit numbers); *prev is
+ * the value before i, and becomes the last one. Returns min_delta, their
+ * signed minimum. */
+static int64_t block_deltas(bool is64, const void *v, const uint32_t *idx, size_t i, size_t k,
+			    uint64_t *prev, uint64_t *d)
+{
+	int64_t mind = INT64_MAX;
+	for (size_t j = 0; j < k; j++) {
+		uint64_t cur = get_value(is64, v, idx ? idx[i + j] : i + j);
+		int64_t delta = is64 ? (int64_t)(cur - *prev) : (int64_t)(int32_t)(uint32_t)(cur - *prev);
+		d[j] = (uint64_t)delta;
+		if (delta < mind)
+			mind = delta;
+		*prev = cur;
+	}
+	return mind;
+}
+
 void pq_delta_encode(bool is64, const void *v, size_t n, pq_buf *out)
 {
 	pq_uleb_put(out, ENC_BLOCK);
@@ -211,16 +230,7 @@ void pq_delta_encode(bool is64, const void *v, size_t n, pq_buf *out)
 	uint64_t d[ENC_BLOCK];
 	for (size_t i = 1; i < n;) {
 		size_t k = pq_min_size(n - i, ENC_BLOCK);
-		/* Deltas wrap in the type's width; min_delta is their signed minimum. */
-		int64_t mind = INT64_MAX;
-		for (size_t j = 0; j < k; j++) {
-			uint64_t cur = get_value(is64, v, i + j);
-			int64_t delta = is64 ? (int64_t)(cur - prev) : (int64_t)(int32_t)(uint32_t)(cur - prev);
-			d[j] = (uint64_t)delta;
-			if (delta < mind)
-				mind = delta;
-			prev = cur;
-		}
+		int64_t mind = block_deltas(is64, v, NULL, i, k, &prev, d);
 		/* Relative deltas: d - min, exact as an unsigned difference (it is
 		 * below 2^32 for INT32 and below 2^64 for INT64). Padding is 0. */
 		uint64_t maxrel[ENC_MINI] = {0};
@@ -268,15 +278,7 @@ size_t pq_delta_encoded_size(bool is64, const void *v, const uint32_t *idx, size
 	uint64_t d[ENC_BLOCK];
 	for (size_t i = 1; i < n;) {
 		size_t k = pq_min_size(n - i, ENC_BLOCK);
-		int64_t mind = INT64_MAX;
-		for (size_t j = 0; j < k; j++) {
-			uint64_t cur = get_value(is64, v, idx ? idx[i + j] : i + j);
-			int64_t delta = is64 ? (int64_t)(cur - prev) : (int64_t)(int32_t)(uint32_t)(cur - prev);
-			d[j] = (uint64_t)delta;
-			if (delta < mind)
-				mind = delta;
-			prev = cur;
-		}
+		int64_t mind = block_deltas(is64, v, idx, i, k, &prev, d);
 		uint64_t maxrel[ENC_MINI] = {0};
 		for (size_t j = 0; j < k; j++) {
 			uint64_t r = d[j] - (uint64_t)mind;
