@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "pq_arena.h"
+#include "pq_bigbuf.h"
 #include "pq_budget.h"
 
 #include <stdint.h>
@@ -10,6 +11,7 @@
 struct pq_arena_block {
 	pq_arena_block *next;
 	size_t cap, off;
+	bool big; /* from pq_bigbuf (a decompressed page, its values) */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -55,18 +57,22 @@ void *pq_arena_alloc_uninit(pq_arena *a, size_t size)
 			cap = need;
 		if (cap > SIZE_MAX - sizeof *b)
 			return NULL;
-		if (!pq_budget_try_charge(a->budget, cap)) {
-			a->refused = cap;
+		bool big = sizeof *b + cap >= PQ_BIGBUF_MIN;
+		/* a big buffer holds its whole mapping */
+		size_t charge = big ? pq_bigbuf_footprint(sizeof *b + cap) : cap;
+		if (!pq_budget_try_charge(a->budget, charge)) {
+			a->refused = charge;
 			return NULL;
 		}
-		b = malloc(sizeof *b + cap);
+		b = big ? pq_bigbuf_alloc(sizeof *b + cap) : malloc(sizeof *b + cap);
 		if (!b) {
-			pq_budget_release(a->budget, cap);
+			pq_budget_release(a->budget, charge);
 			return NULL;
 		}
 		b->cap = cap;
 		b->off = 0;
-		a->held += cap;
+		b->big = big;
+		a->held += charge;
 		if (a->head && need > ARENA_BLOCK / 2) {
 			/* Big blocks go behind the current one so its free space stays usable. */
 			b->next = a->head->next;
@@ -110,7 +116,10 @@ void pq_arena_free(pq_arena *a)
 	pq_arena_block *b = a->head;
 	while (b) {
 		pq_arena_block *next = b->next;
-		free(b);
+		if (b->big)
+			pq_bigbuf_free(b);
+		else
+			free(b);
 		b = next;
 	}
 	pq_budget_release(a->budget, a->held); /* what its blocks charged */
