@@ -18,19 +18,26 @@
 #endif
 
 #include "pfs_internal.h"
+#include "pq_bigbuf.h"
 
-#define TRIM_BYTES ((uint64_t)32 << 20) /* freed since the last trim: trim now */
-#define TRIM_MS 1000                    /* else at most once a second */
+/* malloc_trim gives back every free page, and the next decodes fault them
+ * in again: while reading it runs after this much was freed, or this long
+ * after the last trim; an idle daemon trims at once. */
+#define TRIM_BYTES ((uint64_t)256 << 20)
+#define TRIM_MS 10000
 #define PFS_MEMORY_HEADROOM ((uint64_t)32 << 20) /* past cache_size, for one reader */
 
 static void reclaim(void *ctx, uint64_t need)
 {
 	pfs_fs *fs = ctx;
-	/* cached data first: dropping a stream's window costs re-rendering */
-	uint64_t got = pfs_cache_shrink(fs->cache, need);
+	/* spare big buffers first (they only save page faults), then cached
+	 * data: dropping a stream's window costs re-rendering */
+	uint64_t spare = pq_bigbuf_shrink((size_t)need), got = spare;
+	if (got < need)
+		got += pfs_cache_shrink(fs->cache, need - got);
 	if (got < need)
 		got += pfs_streams_reclaim(fs, need - got);
-	pfs_memory_freed(fs, got);
+	pfs_memory_freed(fs, got - spare); /* (unmapped already) */
 }
 
 int pfs_memory_init(pfs_fs *fs)
@@ -44,6 +51,10 @@ int pfs_memory_init(pfs_fs *fs)
 	 * keeps the total near cache_size, this much more is what a small
 	 * cache_size lends a reader before its reads fail. */
 	pq_budget_set_headroom(fs->budget, PFS_MEMORY_HEADROOM);
+	/* freed big buffers (pages, container chunks) are kept for reuse, up
+	 * to a quarter of cache_size, counted in it (a row reader holds a page
+	 * of every column: all of them come and go together) */
+	pq_bigbuf_configure(fs->budget, (size_t)(fs->opts->cache_size / 4));
 	pthread_mutex_init(&fs->streams_lock, NULL);
 	atomic_init(&fs->trim_pending, 0);
 	atomic_init(&fs->trim_ms, 0);
@@ -54,6 +65,7 @@ void pfs_memory_fini(pfs_fs *fs)
 {
 	if (!fs->budget)
 		return;
+	pq_bigbuf_configure(NULL, 0); /* the kept buffers' charges go first */
 	uint64_t left = pq_budget_used(fs->budget);
 	/* tests read this line: a charge never given back is a bug (a mount
 	 * that failed says only its one line on stderr, unless something leaked) */
@@ -91,6 +103,8 @@ static void trim(pfs_fs *fs, uint64_t bytes, bool force)
 	 * it back, or a burst of readers leaves the daemon large for good */
 	malloc_trim(0);
 #endif
+	if (force)
+		pq_bigbuf_trim();
 }
 
 void pfs_memory_freed(pfs_fs *fs, uint64_t bytes)

@@ -73,6 +73,11 @@ int main(int argc, char *argv[])
 	 * daemon's memory stays near cache_size (glibc would otherwise raise the
 	 * threshold and keep freed buffers in per-thread heaps). */
 	mallopt(M_MMAP_THRESHOLD, 2 << 20);
+	/* ...but a heap that shrinks whenever its top is free (the default:
+	 * 128 KiB) faults its pages in again for the next page decoded, and a
+	 * page fault costs more than decoding the page on a virtual machine.
+	 * Up to 8 MiB per heap stays (the biggest buffers are pq_bigbuf's). */
+	mallopt(M_TRIM_THRESHOLD, 8 << 20);
 	/* glibc gives each new thread its own heap (up to 8 per core), and
 	 * each keeps what was freed in it: with FUSE's and the prefetchers'
 	 * threads that multiplies the daemon's footprint. A few heaps shared
