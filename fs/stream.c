@@ -302,6 +302,15 @@ static void prefetch_buf_free(prefetch *p)
 	pq_buf_free(&p->buf);
 }
 
+/* Done with a slot's rendered bytes: its capacity (still charged) stays
+ * for the slot's next row group or chunk, since a fresh buffer of that
+ * size costs more in page faults than rendering into it; reset() and the
+ * stream's end free it. */
+static void prefetch_buf_done(prefetch *p)
+{
+	p->buf.len = 0;
+}
+
 static void *prefetch_run(void *arg)
 {
 	prefetch *p = arg;
@@ -374,7 +383,12 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 		 * known to be too large is not held whole */
 		if (!s->rows && pass_seg(s, r, &sz, &failed) && (failed || sz > PREFETCH_VALUES_MAX))
 			continue;
+		pq_buf keep = free_slot->buf;
 		memset(free_slot, 0, sizeof *free_slot);
+		free_slot->buf = keep;
+		free_slot->buf.len = 0;
+		free_slot->buf.oom = false;
+		free_slot->buf.refused = 0;
 		free_slot->rg = r;
 		free_slot->fmt = s->fmt;
 		free_slot->f = s->pf->f;
@@ -425,8 +439,10 @@ static void reset(pfs_stream *s)
 {
 	for (int i = 0; i < PREFETCH; i++) {
 		prefetch *p = &s->pre[i];
-		if (!p->active)
+		if (!p->active) {
+			prefetch_buf_free(p); /* a kept capacity */
 			continue;
+		}
 		atomic_store(&p->cancel, true);
 		if (atomic_load(&p->finished)) {
 			pthread_join(p->th, NULL);
@@ -450,7 +466,7 @@ static void reset(pfs_stream *s)
 static bool holds_memory(const pfs_stream *s)
 {
 	for (int i = 0; i < PREFETCH; i++)
-		if (s->pre[i].active)
+		if (s->pre[i].active || s->pre[i].buf.p)
 			return true;
 	return s->rr || s->win.charged;
 }
@@ -485,6 +501,8 @@ void pfs_stream_free(pfs_stream *s)
 	pthread_mutex_unlock(&fs->streams_lock);
 	uint64_t before = pq_budget_used(fs->budget);
 	prefetch_join(s, UINT32_MAX);
+	for (int i = 0; i < PREFETCH; i++)
+		prefetch_buf_free(&s->pre[i]); /* kept capacities */
 	if (s->rr)
 		pq_row_reader_free(s->rr);
 	pfs_cache_release(fs->cache, s->lo);
@@ -597,7 +615,7 @@ static int step_rows(pfs_stream *s)
 		s->seg_start = s->pos;
 		pq_buf_append(&s->win, ready->buf.p, ready->buf.len);
 		s->pos += ready->buf.len;
-		prefetch_buf_free(ready);
+		prefetch_buf_done(ready);
 		if (s->win.oom)
 			return -ENOMEM;
 		atomic_fetch_add(&s->fs->ahead_used, 1);
@@ -668,7 +686,7 @@ static int step_values(pfs_stream *s)
 			/* the whole chunk is ready */
 			pq_buf_append(&s->win, ready->buf.p, ready->buf.len);
 			s->pos += ready->buf.len;
-			prefetch_buf_free(ready);
+			prefetch_buf_done(ready);
 			if (s->win.oom)
 				return -ENOMEM;
 			record_size(s, s->chunk_kind, s->cur_rg, s->col, 0, s->pos - s->seg_start);
