@@ -447,11 +447,23 @@ int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
 		bv.buf[0].pos = (off_t)off;
 		return fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
 	}
+	pq_error err = {0};
+	const void *p;
+	void *hold;
+	pq_status st = pq_source_borrow(pf->io, n, off, &p, &hold, &err);
+	if (st == PQ_OK && p) { /* from the source's memory (a decoded chunk) */
+		int rc = fuse_reply_buf(req, p, n);
+		pq_source_release(pf->io, hold);
+		return rc;
+	}
+	if (st != PQ_OK) {
+		pfs_log(LOG_WARNING, "%s: %s", pf->src->path, err.msg);
+		return fuse_reply_err(req, pq_status_errno(st));
+	}
 	uint8_t *buf = malloc(n);
 	if (!buf)
 		return fuse_reply_err(req, ENOMEM);
-	pq_error err = {0};
-	pq_status st = pq_source_pread(pf->io, buf, n, off, &err);
+	st = pq_source_pread(pf->io, buf, n, off, &err);
 	if (st != PQ_OK) /* the errno alone would not say why (a changed object, ...) */
 		pfs_log(LOG_WARNING, "%s: %s", pf->src->path, err.msg);
 	int rc = st == PQ_OK ? fuse_reply_buf(req, (const char *)buf, n)

@@ -277,11 +277,14 @@ START_TEST(test_budget)
 	uint8_t buf[4096];
 	ck_assert_int_eq(pq_source_pread(s, buf, sizeof buf, 0, &err), PQ_OK);
 	ck_assert(memcmp(buf, plain, sizeof buf) == 0);
-	ck_assert_uint_eq(pq_budget_used(b), 6 * MIB);
+	/* a whole chunk: its 5 MiB and the pages its buffer holds beyond them */
+	uint64_t one = pq_budget_used(b);
+	ck_assert_uint_ge(one, 6 * MIB);
+	ck_assert_uint_le(one, 6 * MIB + 8192);
 	pq_status st = pq_source_pread(s, buf, sizeof buf, 5 * MIB, &err);
 	ck_assert_int_eq(st, PQ_ELIMIT);
 	ck_assert_msg(strstr(err.msg, "chunk 1") && strstr(err.msg, "budget"), "%s", err.msg);
-	ck_assert_uint_eq(pq_budget_used(b), 6 * MIB);
+	ck_assert_uint_eq(pq_budget_used(b), one);
 	pq_source_unref(s);
 	ck_assert_uint_eq(pq_budget_used(b), 0);
 	pq_budget_free(b);

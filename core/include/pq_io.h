@@ -66,6 +66,14 @@ typedef struct pq_source_ops {
 	 * the same offsets, for zero-copy replies (splice). Owned by the
 	 * source; valid while the source lives. */
 	int (*fd)(void *impl);
+	/* Optional (NULL: none): the len bytes at off in the source's own
+	 * memory, for replies made straight from it (a container's decoded
+	 * chunk). *out NULL with PQ_OK: not possible for this range (it spans
+	 * two pieces), pread instead. Otherwise the bytes stay valid until
+	 * release(impl, *hold). Checked like pread before the call. */
+	pq_status (*borrow)(void *impl, size_t len, uint64_t off, const void **out, void **hold,
+			    pq_error *err);
+	void (*release)(void *impl, void *hold);
 	/* Frees impl (at the last pq_source_unref). */
 	void (*close)(void *impl);
 	/* Every read costs a round trip or more (a remote object, a container
@@ -107,6 +115,12 @@ pq_status pq_source_check(const pq_source *s, pq_error *err);
 bool pq_source_far(const pq_source *s);
 /* The descriptor for zero-copy replies, or -1 when the source has none. */
 int pq_source_fd(const pq_source *s);
+/* The len bytes at off without a copy, when the source holds them in its
+ * memory (ops->borrow): *out stays valid until pq_source_release(s, *hold).
+ * *out NULL with PQ_OK: not possible, read with pq_source_pread. */
+pq_status pq_source_borrow(const pq_source *s, size_t len, uint64_t off, const void **out,
+			   void **hold, pq_error *err);
+void pq_source_release(const pq_source *s, void *hold);
 /* The implementation behind s when it was made with ops, else NULL: how a
  * stacked source (pq_aruna.h) recognizes its own. */
 void *pq_source_impl(const pq_source *s, const pq_source_ops *ops);

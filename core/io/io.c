@@ -67,18 +67,41 @@ void pq_source_unref(pq_source *s)
 	free(s);
 }
 
-pq_status pq_source_pread(const pq_source *s, void *buf, size_t len, uint64_t off,
-			  pq_error *err)
+/* Every offset and length comes from a file: bounded here, once, for
+ * every implementation. */
+static pq_status in_range(const pq_source *s, size_t len, uint64_t off, pq_error *err)
 {
-	/* Every offset and length comes from a file: bounded here, once, for
-	 * every implementation. */
 	if (off > s->size || len > s->size - off)
 		return pq_fail(err, PQ_ECORRUPT,
 			       "range %llu+%zu lies outside the file (%llu bytes)",
 			       (unsigned long long)off, len, (unsigned long long)s->size);
+	return PQ_OK;
+}
+
+pq_status pq_source_pread(const pq_source *s, void *buf, size_t len, uint64_t off,
+			  pq_error *err)
+{
+	PQ_TRY(in_range(s, len, off, err));
 	if (len == 0)
 		return PQ_OK;
 	return s->ops->pread(s->impl, buf, len, off, err);
+}
+
+pq_status pq_source_borrow(const pq_source *s, size_t len, uint64_t off, const void **out,
+			   void **hold, pq_error *err)
+{
+	*out = NULL;
+	*hold = NULL;
+	PQ_TRY(in_range(s, len, off, err));
+	if (len == 0 || !s->ops->borrow)
+		return PQ_OK;
+	return s->ops->borrow(s->impl, len, off, out, hold, err);
+}
+
+void pq_source_release(const pq_source *s, void *hold)
+{
+	if (hold && s->ops->release)
+		s->ops->release(s->impl, hold);
 }
 
 bool pq_source_far(const pq_source *s)

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "pq_aruna.h"
+#include "pq_bigbuf.h"
 #include "pq_budget.h"
 
 #include <inttypes.h>
@@ -33,10 +34,11 @@
 #define MIN_BLOCK (PQ_ARUNA_NONCE + PQ_ARUNA_TAG + 1)
 #define LIST_PER_SECTION (PQ_ARUNA_SECTION - 12u)
 #define MAX_SLOTS 16u
+#define RAW_CAP ((size_t)PQ_ARUNA_MAX_CHUNK_BLOCKS * PQ_ARUNA_BLOCK)
 
 /* Bytes of decoded chunks kept by every container of the process: each
  * container evicts its own least recently used chunks while the total is
- * above its budget (a quarter of the daemon's cache_size), keeping at
+ * above its budget (an eighth of the daemon's cache_size), keeping at
  * least the one it just decoded. */
 static atomic_uint_fast64_t kept_bytes;
 
@@ -44,6 +46,7 @@ typedef struct dchunk {
 	atomic_int refs;
 	uint64_t idx;
 	size_t len;
+	bool big;            /* a pq_bigbuf (else malloc'd: a short last chunk) */
 	pq_budget *budget; /* charged: the allocation's bytes, until freed */
 	size_t charged;
 	uint8_t data[];
@@ -80,12 +83,22 @@ typedef struct aruna {
 	atomic_uint_fast64_t blocks_opened, chunks_decoded, hits;
 } aruna;
 
+/* Whole-chunk and block buffers are big buffers (pq_bigbuf.h): reused,
+ * not faulted in afresh for every chunk (that cost more than decrypting
+ * and decompressing it). */
+static void dchunk_free(dchunk *c)
+{
+	pq_budget_release(c->budget, c->charged);
+	if (c->big)
+		pq_bigbuf_free(c);
+	else
+		free(c);
+}
+
 static void dchunk_unref(dchunk *c)
 {
-	if (c && atomic_fetch_sub(&c->refs, 1) == 1) {
-		pq_budget_release(c->budget, c->charged);
-		free(c);
-	}
+	if (c && atomic_fetch_sub(&c->refs, 1) == 1)
+		dchunk_free(c);
 }
 
 bool pq_aruna_name(const char *name)
@@ -138,9 +151,10 @@ static pq_status open_block(const uint8_t key[PQ_ARUNA_KEY_BYTES], uint64_t b, c
 	return PQ_OK;
 }
 
-/* Reads blocks [b, b + count) and authenticates and decrypts them: *out
- * (malloc'd) gets the plaintext, *out_len its length. Each block is
- * decrypted in place and moved down, so one buffer serves. */
+/* Reads blocks [b, b + count) (at most a chunk's) and authenticates and
+ * decrypts them: *out (a pq_bigbuf: give it back with pq_bigbuf_free)
+ * gets the plaintext, *out_len its length. Each block is decrypted in
+ * place and moved down, so one buffer serves. */
 static pq_status open_blocks(aruna *a, uint64_t b, uint64_t count, uint8_t **out, size_t *out_len,
 			     pq_error *err)
 {
@@ -149,7 +163,9 @@ static pq_status open_blocks(aruna *a, uint64_t b, uint64_t count, uint8_t **out
 	uint64_t off = block_off(b);
 	uint64_t end = b + count == a->nblocks ? a->raw_size : block_off(b + count);
 	size_t n = (size_t)(end - off);
-	uint8_t *raw = malloc(n ? n : 1);
+	PQ_CHECK(count <= PQ_ARUNA_MAX_CHUNK_BLOCKS && n <= RAW_CAP, err, PQ_ELIMIT,
+		 "%" PRIu64 " blocks at once", count);
+	uint8_t *raw = pq_bigbuf_alloc(RAW_CAP);
 	PQ_CHECK(raw, err, PQ_ENOMEM, "no memory for %zu bytes of blocks", n);
 	pq_status st = pq_source_pread(a->inner, raw, n, off, err);
 	size_t done = 0;
@@ -171,7 +187,7 @@ static pq_status open_blocks(aruna *a, uint64_t b, uint64_t count, uint8_t **out
 	}
 	if (st != PQ_OK) {
 		OPENSSL_cleanse(raw, n);
-		free(raw);
+		pq_bigbuf_free(raw);
 		return st;
 	}
 	*out = raw;
@@ -217,20 +233,21 @@ static pq_status decode_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 	if (st == PQ_OK)
 		st = frame_check(i, a->footer_blocks > 0, plain, n, &fl, err);
 	dchunk *c = NULL;
-	bool charged = false;
 	if (st == PQ_OK) {
 		/* the decoded chunk is counted in the mount's budget (cache_size):
 		 * a read that cannot get room fails, it does not grow the daemon */
-		charged = pq_budget_try_charge(a->memory, PQ_ARUNA_CHUNK);
-		if (!charged) {
-			st = pq_budget_fail(a->memory, PQ_ARUNA_CHUNK, err);
+		size_t want = pq_bigbuf_footprint(sizeof *c + PQ_ARUNA_CHUNK);
+		if (!pq_budget_try_charge(a->memory, want)) {
+			st = pq_budget_fail(a->memory, want, err);
 			pq_context(err, "chunk %" PRIu64 " of the container", i);
-		}
-	}
-	if (st == PQ_OK) {
-		c = malloc(sizeof *c + PQ_ARUNA_CHUNK);
-		if (!c)
+		} else if (!(c = pq_bigbuf_alloc(sizeof *c + PQ_ARUNA_CHUNK))) {
+			pq_budget_release(a->memory, want);
 			st = pq_fail(err, PQ_ENOMEM, "chunk %" PRIu64 ": no memory", i);
+		} else {
+			c->budget = a->memory;
+			c->charged = want;
+			c->big = true;
+		}
 	}
 	if (st == PQ_OK) {
 		unsigned long long fcs = ZSTD_getFrameContentSize(plain, fl);
@@ -248,26 +265,26 @@ static pq_status decode_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 				     "5,242,880 (only the last chunk may be shorter)", i, got);
 		c->len = got;
 	}
-	free(plain);
+	pq_bigbuf_free(plain);
 	if (st != PQ_OK) {
-		free(c);
-		if (charged)
-			pq_budget_release(a->memory, PQ_ARUNA_CHUNK);
+		if (c)
+			dchunk_free(c);
 		return st;
 	}
 	atomic_init(&c->refs, 1);
 	c->idx = i;
-	c->budget = a->memory;
-	c->charged = PQ_ARUNA_CHUNK;
 	atomic_fetch_add(&a->chunks_decoded, 1);
 	/* the last chunk keeps only its bytes */
 	if (c->len < PQ_ARUNA_CHUNK / 2) {
 		size_t keep = c->len ? c->len : 1;
-		dchunk *s = realloc(c, sizeof *c + keep);
+		dchunk *s = malloc(sizeof *c + keep);
 		if (s) {
-			c = s;
+			memcpy(s, c, sizeof *c + c->len);
+			s->big = false;
+			s->charged = keep;
 			pq_budget_release(c->budget, c->charged - keep);
-			c->charged = keep;
+			pq_bigbuf_free(c);
+			c = s;
 		}
 	}
 	*out = c;
@@ -434,6 +451,33 @@ static pq_status aruna_pread(void *impl, void *buf, size_t len, uint64_t off, pq
 	return PQ_OK;
 }
 
+/* A range inside one chunk straight from the kept chunk (the reference is
+ * the hold): FUSE replies from it without a copy. */
+static pq_status aruna_borrow(void *impl, size_t len, uint64_t off, const void **out, void **hold,
+			      pq_error *err)
+{
+	aruna *a = impl;
+	uint64_t i = off / PQ_ARUNA_CHUNK, within = off % PQ_ARUNA_CHUNK;
+	if (within + len > PQ_ARUNA_CHUNK)
+		return PQ_OK;
+	dchunk *c;
+	maybe_ahead(a, i);
+	PQ_TRY(get_chunk(a, i, &c, err));
+	if (within + len > c->len) {
+		dchunk_unref(c);
+		return pq_fail(err, PQ_ECORRUPT, "chunk %" PRIu64 " is shorter than the footer says", i);
+	}
+	*out = c->data + within;
+	*hold = c;
+	return PQ_OK;
+}
+
+static void aruna_release(void *impl, void *hold)
+{
+	(void)impl;
+	dchunk_unref(hold);
+}
+
 static uint64_t aruna_size(void *impl)
 {
 	return ((const aruna *)impl)->plain_size;
@@ -479,6 +523,8 @@ static void aruna_close(void *impl)
 static const pq_source_ops aruna_ops = {
 	.far = true,
 	.pread = aruna_pread,
+	.borrow = aruna_borrow,
+	.release = aruna_release,
 	.size = aruna_size,
 	.identity = aruna_identity,
 	.current = aruna_current,
@@ -534,7 +580,7 @@ static pq_status find_footer(aruna *a, pq_error *err)
 		pq_status st = open_blocks(a, full - 1, 1, &p, &n, err);
 		if (st == PQ_OK)
 			memcpy(sec + PQ_ARUNA_SECTION, p, PQ_ARUNA_SECTION);
-		free(p);
+		pq_bigbuf_free(p);
 		p = NULL;
 		uint32_t nsec = 0;
 		if (st == PQ_OK && le32(sec + PQ_ARUNA_SECTION + 4) == FOOTER_FRAME) {
@@ -546,7 +592,7 @@ static pq_status find_footer(aruna *a, pq_error *err)
 				       : pq_fail(err, PQ_ECORRUPT, "footer inconsistent: two sections, no data");
 			if (st == PQ_OK)
 				memcpy(sec, p, PQ_ARUNA_SECTION);
-			free(p);
+			pq_bigbuf_free(p);
 			if (st == PQ_OK && (le32(sec) != MAGIC_FOOTER2 || le32(sec + 4) != FOOTER_FRAME))
 				st = pq_fail(err, PQ_ECORRUPT,
 					     "footer inconsistent: block %" PRIu64 " is not its first section",
@@ -588,7 +634,7 @@ pq_status pq_aruna_open(pq_source *inner, const uint8_t key[PQ_ARUNA_KEY_BYTES],
 	a->raw_size = pq_source_size(inner);
 	a->id = *pq_source_identity(inner);
 	a->memory = memory;
-	a->budget = cache_bytes / 4 < 2 * PQ_ARUNA_CHUNK ? 2 * PQ_ARUNA_CHUNK : cache_bytes / 4;
+	a->budget = cache_bytes / 8 < 2 * PQ_ARUNA_CHUNK ? 2 * PQ_ARUNA_CHUNK : cache_bytes / 8;
 	uint64_t slots = a->budget / PQ_ARUNA_CHUNK;
 	a->nslots = slots > MAX_SLOTS ? MAX_SLOTS : (size_t)slots;
 	pq_status st = a->raw_size ? find_footer(a, err)
