@@ -34,6 +34,7 @@
 #define MIN_BLOCK (PQ_ARUNA_NONCE + PQ_ARUNA_TAG + 1)
 #define LIST_PER_SECTION (PQ_ARUNA_SECTION - 12u)
 #define MAX_SLOTS 16u
+#define AHEAD 2u /* chunks decoded ahead of a sequential reader */
 #define RAW_CAP ((size_t)PQ_ARUNA_MAX_CHUNK_BLOCKS * PQ_ARUNA_BLOCK)
 
 /* Bytes of decoded chunks kept by every container of the process: each
@@ -355,8 +356,15 @@ static pq_status get_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 	a->slots[victim].used = ++a->tick;
 	atomic_fetch_add(&c->refs, 1);
 	atomic_fetch_add(&kept_bytes, c->len);
-	/* over the process's budget: drop own chunks, oldest first */
-	while (atomic_load(&kept_bytes) > a->budget) {
+	/* over the process's budget: drop own chunks, oldest first; with the
+	 * mount's memory nearly all in use, keep only what a sequential reader
+	 * needs (the chunk it is in and those read ahead), so that rendering
+	 * gets the room rather than chunks that may never be read again */
+	size_t own = 0;
+	for (size_t s = 0; s < a->nslots; s++)
+		own += a->slots[s].c != NULL;
+	bool tight = a->memory && pq_budget_used(a->memory) > pq_budget_limit(a->memory) / 8 * 7;
+	while (atomic_load(&kept_bytes) > a->budget || (tight && own > AHEAD + 1)) {
 		size_t v = MAX_SLOTS;
 		for (size_t s = 0; s < a->nslots; s++)
 			if (a->slots[s].c && s != victim && (v == MAX_SLOTS || a->slots[s].used < a->slots[v].used))
@@ -366,6 +374,7 @@ static pq_status get_chunk(aruna *a, uint64_t i, dchunk **out, pq_error *err)
 		gone[ngone++] = a->slots[v].c;
 		atomic_fetch_sub(&kept_bytes, a->slots[v].c->len);
 		a->slots[v].c = NULL;
+		own--;
 	}
 	pthread_mutex_unlock(&a->lock);
 	for (size_t g = 0; g < ngone; g++)
@@ -397,7 +406,6 @@ static void *ahead_thread(void *arg)
  * chunks i + 1 .. i + AHEAD are decoded on other threads unless kept or
  * being decoded. Random reads (one column of one row group) never fetch
  * more than they touch. */
-#define AHEAD 2u
 static void maybe_ahead(aruna *a, uint64_t i)
 {
 	pthread_mutex_lock(&a->lock);
