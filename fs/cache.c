@@ -265,6 +265,20 @@ void pfs_cache_release(pfs_cache *c, pfs_cobj *e)
 		destroy(e);
 }
 
+void pfs_cache_release_drop(pfs_cache *c, pfs_cobj *e)
+{
+	if (!e)
+		return;
+	c = e->owner;
+	pthread_mutex_lock(&c->lock);
+	if (e->in_table)
+		remove_locked(c, e); /* the table's reference: never the last (ours) */
+	bool last = --e->refs == 0;
+	pthread_mutex_unlock(&c->lock);
+	if (last)
+		destroy(e);
+}
+
 void *pfs_cobj_obj(const pfs_cobj *e)
 {
 	return e->obj;

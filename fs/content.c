@@ -210,7 +210,7 @@ static bool error_known(pfs_fs *fs, pfs_pf *pf, pfs_kind kind, uint32_t rg, uint
 	}
 	/* the kind's renderer is its check: it appends what is wrong */
 	pq_buf b = PQ_BUF_INIT;
-	pfs_kctx c = {fs, pf, NULL, &k, NULL};
+	pfs_kctx c = {fs, pf, NULL, &k, NULL, false};
 	(void)pfs_kind_info(kind)->render(&c, &b);
 	sz = b.len;
 	pfs_cobj *t;
@@ -236,14 +236,14 @@ bool pfs_page_error(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, uint32_t 
 /* A text entry rendered into out by its kind's renderer. held: the
  * chunk's layout when the caller holds it. */
 static int render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *held, const pfs_key *k, pq_buf *out,
-		  pq_error *err)
+		  bool once, pq_error *err)
 {
 	const pfs_kind_desc *d = pfs_kind_info(k->kind);
 	if (d->body != PFS_BODY_TEXT || !d->render)
 		return -EINVAL;
 	if (!pf->f && !d->without_file)
 		return -EIO;
-	pfs_kctx c = {fs, pf, held, k, err};
+	pfs_kctx c = {fs, pf, held, k, err, once};
 	return d->render(&c, out);
 }
 
@@ -254,7 +254,7 @@ int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pf
 	pq_buf b = PQ_BUF_INIT;
 	b.budget = fs->budget; /* rendering stops where the budget says no */
 	pq_error err = {0};
-	int rc = render(fs, pf, layout, k, &b, &err);
+	int rc = render(fs, pf, layout, k, &b, false, &err);
 	if (rc && !b.refused) {
 		pq_buf_free(&b);
 		log_failure(pf, &err);
@@ -274,7 +274,7 @@ int pfs_page_render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, 
 	}
 	size_t mark = out->len;
 	pq_error err = {0};
-	int rc = render(fs, pf, layout, k, out, &err);
+	int rc = render(fs, pf, layout, k, out, true, &err);
 	if (rc == 0 && out->oom)
 		rc = -ENOMEM;
 	if (rc) {
@@ -345,7 +345,7 @@ static int text_size(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, pfs_node *n, uint
 		return 0;
 	}
 	const pfs_kind_desc *d = pfs_kind_info(n->key.kind);
-	pfs_kctx c = {fs, pf, layout, &n->key, NULL};
+	pfs_kctx c = {fs, pf, layout, &n->key, NULL, false};
 	if (d->quick_size && d->quick_size(&c, size)) {
 		atomic_store(&n->size, *size);
 		return 0;
@@ -411,7 +411,7 @@ static uint64_t plain_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n)
 {
 	const pfs_key *k = &n->key;
 	const pfs_kind_desc *d = pfs_kind_info(k->kind);
-	pfs_kctx c = {fs, pf, NULL, k, NULL};
+	pfs_kctx c = {fs, pf, NULL, k, NULL, false};
 	pq_error err = {0};
 	const uint8_t *p;
 	uint64_t sz = 0, off;

@@ -207,6 +207,16 @@ static int r_page_error(const pfs_kctx *c, pq_buf *msg)
 
 /* ---- pages ---------------------------------------------------------------------------- */
 
+/* Done with a decoded page: kept in the cache, or not when a stream reads
+ * each page once. */
+static void pfs_page_done(const pfs_kctx *c, pfs_cobj *pd)
+{
+	if (c->once)
+		pfs_cache_release_drop(c->fs->cache, pd);
+	else
+		pfs_cache_release(c->fs->cache, pd);
+}
+
 static int r_page_values(const pfs_kctx *c, pq_buf *out)
 {
 	pfs_cobj *pd;
@@ -215,7 +225,7 @@ static int r_page_values(const pfs_kctx *c, pq_buf *out)
 	if (rc)
 		return rc;
 	pq_text_page_values(c->pf->f, c->k->col, pfs_cobj_obj(pd), out);
-	pfs_cache_release(c->fs->cache, pd);
+	pfs_page_done(c, pd);
 	return 0;
 }
 
@@ -227,7 +237,7 @@ static int r_page_levels(const pfs_kctx *c, pq_buf *out)
 	if (rc)
 		return rc;
 	pq_text_page_levels(pfs_cobj_obj(pd), out);
-	pfs_cache_release(c->fs->cache, pd);
+	pfs_page_done(c, pd);
 	return 0;
 }
 

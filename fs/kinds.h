@@ -54,6 +54,9 @@ typedef struct pfs_kctx {
 	pfs_cobj *layout;   /* the chunk's layout when the caller holds it, else NULL */
 	const pfs_key *k;
 	pq_error *err;      /* details of a failure, for the debug log */
+	/* a stream renders it, reading each page once: the decoded page is
+	 * not kept in the cache, so its memory serves the next page */
+	bool once;
 } pfs_kctx;
 
 /* Appends the whole entry to out: 0 or -errno. */

@@ -498,7 +498,7 @@ static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 	pfs_kind kind = (pfs_kind)n->key.kind;
 	const pfs_kind_desc *d = pfs_kind_info(kind);
 	pq_error err = {0};
-	pfs_kctx c = {fs, h->pf, NULL, &n->key, &err};
+	pfs_kctx c = {fs, h->pf, NULL, &n->key, &err, false};
 	int rc = -EINVAL;
 	switch (d->body) {
 	case PFS_BODY_MEM:

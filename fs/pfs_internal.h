@@ -287,6 +287,9 @@ pfs_cobj *pfs_cache_put_counted(pfs_cache *c, const pfs_key *k, void *obj, size_
 uint64_t pfs_cache_shrink(pfs_cache *c, uint64_t need);
 /* Releases a held entry (of whichever pool it came from). */
 void pfs_cache_release(pfs_cache *c, pfs_cobj *e);
+/* The same, and e leaves the cache (destroyed once its last holder lets
+ * go): for what was needed once (a page a stream rendered). */
+void pfs_cache_release_drop(pfs_cache *c, pfs_cobj *e);
 /* The pool for objects of a kind (its row in kinds.c). */
 pfs_cache *pfs_cache_for(pfs_fs *fs, pfs_kind kind);
 /* The object a held entry holds (as given to pfs_cache_put). */

@@ -89,7 +89,7 @@ static int list_generated(const pfs_kctx *c, uint32_t kind, pfs_tree_fn fn, void
 /* dir lists the kinds whose parent it is, in table order. */
 int pfs_tree_list(pfs_fs *fs, pfs_pf *pf, const pfs_key *dir, pfs_tree_fn fn, void *arg)
 {
-	pfs_kctx c = {fs, pf, NULL, dir, NULL};
+	pfs_kctx c = {fs, pf, NULL, dir, NULL, false};
 	if (!pfs_kind_is_dir((pfs_kind)dir->kind))
 		return -ENOTDIR;
 	int rc = 0;
@@ -161,7 +161,7 @@ static int lookup_generated(const pfs_kctx *c, uint32_t kind, const char *name, 
 int pfs_tree_lookup(pfs_fs *fs, pfs_pf *pf, const pfs_key *dir, const char *name,
 		    pfs_key *out)
 {
-	pfs_kctx c = {fs, pf, NULL, dir, NULL};
+	pfs_kctx c = {fs, pf, NULL, dir, NULL, false};
 	if (!pfs_kind_is_dir((pfs_kind)dir->kind))
 		return -ENOTDIR;
 	for (uint32_t kind = 0; kind < PFS_K_COUNT; kind++) {
