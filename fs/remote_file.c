@@ -10,6 +10,7 @@
 
 #include <xxhash.h>
 
+#include "pq_bigbuf.h"
 #include "remote_disk.h"
 #include "remote_file.h"
 #include "s3_xml.h"
@@ -68,6 +69,21 @@ void pfs_ra_budget_destroy(pfs_ra_budget *b)
 	pthread_cond_destroy(&b->landed);
 }
 
+/* Fetched windows (256 KiB to 8 MiB) come and go at the rate an object is
+ * read: big buffers (pq_bigbuf.h), reused rather than faulted in afresh. */
+static uint8_t *data_alloc(uint64_t n)
+{
+	return n >= PQ_BIGBUF_MIN ? pq_bigbuf_alloc((size_t)n) : malloc(n ? (size_t)n : 1);
+}
+
+static void data_free(uint8_t *p, uint64_t n)
+{
+	if (n >= PQ_BIGBUF_MIN)
+		pq_bigbuf_free(p);
+	else
+		free(p);
+}
+
 /* Under b->lock: unlinks and frees blk. */
 static void block_drop(pfs_ra_budget *b, pfs_rblock *blk)
 {
@@ -86,7 +102,7 @@ static void block_drop(pfs_ra_budget *b, pfs_rblock *blk)
 	if (blk->onext)
 		blk->onext->oprev = blk->oprev;
 	b->used -= blk->len;
-	free(blk->data);
+	data_free(blk->data, blk->len);
 	free(blk);
 }
 
@@ -114,7 +130,7 @@ static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 	pfs_ra_budget *b = o->budget;
 	pfs_rblock *blk = len <= b->limit ? calloc(1, sizeof *blk) : NULL;
 	if (!blk) {
-		free(data);
+		data_free(data, len);
 		return;
 	}
 	blk->owner = o;
@@ -315,7 +331,7 @@ static void *prefetch_run(void *arg)
 	prefetch *p = arg;
 	remote *o = p->o;
 	pq_error err = {0};
-	uint8_t *data = malloc((size_t)p->fl.len);
+	uint8_t *data = data_alloc(p->fl.len);
 	bool ok = data && fetch(o, data, p->fl.len, p->fl.off, &err) == PQ_OK;
 	pthread_mutex_lock(&o->budget->lock);
 	for (flight **pp = &o->flights; *pp; pp = &(*pp)->next) {
@@ -327,7 +343,7 @@ static void *prefetch_run(void *arg)
 	if (ok)
 		block_keep(o, p->fl.off, p->fl.len, data);
 	else
-		free(data); /* the reader fetches it itself, and sees the error */
+		data_free(data, p->fl.len); /* the reader fetches it itself, and sees the error */
 	pfs_ra_budget *b = o->budget;
 	pthread_mutex_unlock(&b->lock);
 	pq_source_unref(o->self); /* may close o */
@@ -431,7 +447,7 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 		o->flights = &fl;
 		pthread_mutex_unlock(&o->budget->lock);
 
-		uint8_t *data = malloc((size_t)w);
+		uint8_t *data = data_alloc(w);
 		pq_status st = PQ_OK;
 		if (!data)
 			st = pq_fail(err, PQ_ENOMEM, "%s: no memory for %" PRIu64 " bytes", o->name, w);
@@ -456,7 +472,7 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 			if (seq)
 				prefetch_after(o, from + w, w);
 		} else {
-			free(data);
+			data_free(data, w);
 		}
 		pthread_cond_broadcast(&o->budget->landed);
 		pthread_mutex_unlock(&o->budget->lock);
