@@ -55,6 +55,7 @@ typedef struct prefetch {
 	uint32_t col;
 	pfs_kind page_kind;
 	pq_buf buf;
+	size_t front;           /* buf's first bytes are room, not rendered (see step_rows) */
 	pq_status st;
 	pq_error err;
 	atomic_bool cancel;     /* the reader went elsewhere or closed */
@@ -89,9 +90,10 @@ struct pfs_stream {
 	uint32_t lo_rg;
 	bool eof;
 	uint64_t seq_start;     /* where the cursor last jumped to */
-	/* rendered bytes [win_off, pos) */
+	/* rendered bytes [win_off, pos): win.p[win_skip, win.len) */
 	pq_buf win;
 	uint64_t win_off;       /* (win is charged to the budget: pq_buf.budget) */
+	size_t win_skip;        /* bytes dropped at win's start, not yet reused */
 	/* fs->streams_lock: the list of open streams, most recently read first */
 	struct pfs_stream *lprev, *lnext;
 };
@@ -296,6 +298,30 @@ static void touch(pfs_stream *s)
 	pthread_mutex_unlock(&fs->streams_lock);
 }
 
+/* The window kept behind the read offset: KEEP_BEHIND, less with a small
+ * cache_size (the window is charged to it: 64 handles reading at once keep
+ * at most the whole budget behind them). */
+static uint64_t keep_behind(const pfs_stream *s)
+{
+	uint64_t keep = pq_budget_limit(s->fs->budget) / KEEP_SHARE;
+	if (!s->fs->budget || keep > KEEP_BEHIND)
+		keep = KEEP_BEHIND;
+	return keep;
+}
+
+/* Moves the window's bytes to win's start once the dropped ones are as
+ * many as the kept ones, before more are appended: each byte is moved at
+ * most about once. */
+static void win_compact(pfs_stream *s)
+{
+	size_t live = s->win.len - s->win_skip;
+	if (!s->win_skip || s->win_skip < live)
+		return;
+	memmove(s->win.p, s->win.p + s->win_skip, live);
+	s->win.len = live;
+	s->win_skip = 0;
+}
+
 /* Frees a prefetch slot's buffer (and so its charge). */
 static void prefetch_buf_free(prefetch *p)
 {
@@ -323,6 +349,10 @@ static void *prefetch_run(void *arg)
 	bool done = false;
 	/* rendering ahead is a bonus: it stops where the budget says no */
 	p->buf.budget = p->budget;
+	if (pq_buf_grow(&p->buf, p->front))
+		p->buf.len = p->front;
+	else
+		p->front = 0; /* (and buf.oom: the reader renders it itself) */
 	while (!done && p->st == PQ_OK && !p->buf.oom && !atomic_load(&p->cancel))
 		p->st = pq_row_reader_next(rr, (size_t)1 << 20, &p->buf, &done, &p->err);
 	pq_row_reader_free(rr);
@@ -397,6 +427,9 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 		free_slot->col = s->col;
 		free_slot->page_kind = s->page_kind;
 		free_slot->budget = s->fs->budget;
+		/* room for the window's bytes the reader still needs, so the
+		 * rendered rows become the window without being copied */
+		free_slot->front = s->rows ? (size_t)keep_behind(s) + ((size_t)1 << 20) : 0;
 		if (pthread_create(&free_slot->th, NULL, s->rows ? prefetch_run : prefetch_values_run,
 				   free_slot) == 0)
 			free_slot->active = true;
@@ -429,6 +462,7 @@ static void win_free(pfs_stream *s)
 {
 	pq_buf_free(&s->win);
 	s->win.budget = s->fs->budget;
+	s->win_skip = 0;
 }
 
 /* Back to the state of a stream just opened, its memory given back.
@@ -564,6 +598,7 @@ static int seek(pfs_stream *s, uint64_t off)
 	}
 	prefetch_join(s, UINT32_MAX); /* ahead of where the reader was */
 	s->win.len = 0;
+	s->win_skip = 0;
 	s->win_off = s->pos = s->seq_start = start;
 	s->in_hdr = in_hdr;
 	s->cur_rg = rg;
@@ -583,6 +618,7 @@ static void finish(pfs_stream *s)
 static int step_rows(pfs_stream *s)
 {
 	pq_error err = {0};
+	win_compact(s);
 	if (s->in_hdr) {
 		pfs_key hk = pfs_key_make(s->pf->gen, PFS_C_CSV_HEADER, 0, 0, 0);
 		pfs_cobj *t;
@@ -611,10 +647,22 @@ static int step_rows(pfs_stream *s)
 	pq_status st;
 	prefetch *ready = s->rr ? NULL : prefetch_join(s, s->cur_rg);
 	if (ready) {
-		/* the whole row group is ready */
+		/* the whole row group is ready: it becomes the window, with the
+		 * bytes still needed copied into the room before it (the old
+		 * window's buffer goes to the slot); else it is appended */
 		s->seg_start = s->pos;
-		pq_buf_append(&s->win, ready->buf.p, ready->buf.len);
-		s->pos += ready->buf.len;
+		size_t live = s->win.len - s->win_skip, rendered = ready->buf.len - ready->front;
+		if (ready->buf.len >= ready->front && live <= ready->front) {
+			if (live)
+				memcpy(ready->buf.p + ready->front - live, s->win.p + s->win_skip, live);
+			pq_buf old = s->win;
+			s->win = ready->buf;
+			s->win_skip = ready->front - live;
+			ready->buf = old;
+		} else {
+			pq_buf_append(&s->win, ready->buf.p + ready->front, rendered);
+		}
+		s->pos += rendered;
 		prefetch_buf_done(ready);
 		if (s->win.oom)
 			return -ENOMEM;
@@ -664,6 +712,7 @@ fail:
 
 static int step_values(pfs_stream *s)
 {
+	win_compact(s);
 	if (s->cur_rg >= s->rg_hi) {
 		finish(s);
 		return 0;
@@ -684,8 +733,8 @@ static int step_values(pfs_stream *s)
 		prefetch *ready = prefetch_join(s, s->cur_rg);
 		if (ready) {
 			/* the whole chunk is ready */
-			pq_buf_append(&s->win, ready->buf.p, ready->buf.len);
-			s->pos += ready->buf.len;
+			pq_buf_append(&s->win, ready->buf.p + ready->front, ready->buf.len - ready->front);
+			s->pos += ready->buf.len - ready->front;
 			prefetch_buf_done(ready);
 			if (s->win.oom)
 				return -ENOMEM;
@@ -715,22 +764,18 @@ static int step_values(pfs_stream *s)
 	return 0;
 }
 
-/* Drops window bytes more than keep before off, once they are twice that
- * many: each byte is moved at most about once. keep is KEEP_BEHIND, less
- * with a small cache_size (the window is charged to it: 64 handles reading
- * at once keep at most the whole budget behind them). */
+/* Drops window bytes more than keep_behind before off, once they are
+ * twice that many (nothing moves: win_skip grows, win_compact reuses the
+ * room later). */
 static void trim(pfs_stream *s, uint64_t off)
 {
-	uint64_t keep = pq_budget_limit(s->fs->budget) / KEEP_SHARE;
-	if (!s->fs->budget || keep > KEEP_BEHIND)
-		keep = KEEP_BEHIND;
+	uint64_t keep = keep_behind(s);
 	if (off <= s->win_off + 2 * keep)
 		return;
 	uint64_t drop = off - keep - s->win_off;
-	if (drop > s->win.len)
-		drop = s->win.len;
-	memmove(s->win.p, s->win.p + drop, s->win.len - (size_t)drop);
-	s->win.len -= (size_t)drop;
+	if (drop > s->win.len - s->win_skip)
+		drop = s->win.len - s->win_skip;
+	s->win_skip += (size_t)drop; /* moved by win_compact when worth it */
 	s->win_off += drop;
 }
 
@@ -761,7 +806,7 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **bu
 	if (rc == 0 && off < s->pos && off >= s->win_off) {
 		uint64_t avail = s->pos - off;
 		*got = avail < size ? (size_t)avail : size;
-		*buf = s->win.p + (off - s->win_off);
+		*buf = s->win.p + s->win_skip + (off - s->win_off);
 	}
 	return rc;
 }

@@ -90,6 +90,32 @@ START_TEST(test_budget_full)
 }
 END_TEST
 
+/* Keeping a spare never asks the budget's reclaim hook for room (that
+ * would push out what is in use to keep a buffer nobody needs yet). */
+static int reclaims;
+static void count_reclaim(void *ctx, uint64_t need)
+{
+	(void)ctx, (void)need;
+	reclaims++;
+}
+
+START_TEST(test_spare_never_reclaims)
+{
+	pq_budget *b = pq_budget_new(8 * MIB);
+	pq_budget_set_reclaim(b, count_reclaim, NULL);
+	pq_bigbuf_configure(b, 64 * MIB);
+	pq_budget_charge(b, 7 * MIB); /* in use by someone */
+	uint8_t *p = pq_bigbuf_alloc(4 * MIB);
+	ck_assert_ptr_nonnull(p);
+	pq_bigbuf_free(p);
+	ck_assert_int_eq(reclaims, 0);
+	ck_assert_uint_eq(pq_budget_used(b), 7 * MIB); /* not kept: no room */
+	pq_budget_release(b, 7 * MIB);
+	pq_bigbuf_configure(NULL, 0);
+	pq_budget_free(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bigbuf");
@@ -97,6 +123,7 @@ int main(void)
 	tcase_add_test(tc, test_whole_and_aligned);
 	tcase_add_test(tc, test_reuse_and_charges);
 	tcase_add_test(tc, test_budget_full);
+	tcase_add_test(tc, test_spare_never_reclaims);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -36,6 +36,10 @@ void pq_budget_set_reclaim(pq_budget *b, pq_budget_reclaim_fn fn, void *ctx);
 /* Charges n bytes if they fit (after the reclaim hook, once); false when
  * they do not. A NULL budget takes anything. */
 bool pq_budget_try_charge(pq_budget *b, uint64_t n);
+/* Charges n bytes only if they fit under the limit as things stand: no
+ * reclaim hook, no headroom, no exemption. For memory that is merely
+ * worth keeping (a spare buffer): it must never push out what is in use. */
+bool pq_budget_try_charge_spare(pq_budget *b, uint64_t n);
 /* Charges n bytes whether they fit or not (memory that already exists
  * and must be counted). */
 void pq_budget_charge(pq_budget *b, uint64_t n);

@@ -97,11 +97,12 @@ void pq_bigbuf_free(void *p)
 	if (!p)
 		return;
 	header *h = (header *)((uint8_t *)p - HEADER);
-	/* charged before the lock: a full budget's reclaim hook may trim */
+	/* kept only where it fits as things stand: a spare never makes the
+	 * budget push out what is in use */
 	pthread_mutex_lock(&lock);
 	pq_budget *b = budget;
 	pthread_mutex_unlock(&lock);
-	bool charged = pq_budget_try_charge(b, h->map), keep = false;
+	bool charged = pq_budget_try_charge_spare(b, h->map), keep = false;
 	pthread_mutex_lock(&lock);
 	if (charged && b == budget && nkept < MAX_KEPT && kept_bytes + h->map <= keep_max) {
 		kept[nkept++] = h;

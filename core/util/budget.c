@@ -95,6 +95,11 @@ bool pq_budget_try_charge(pq_budget *b, uint64_t n)
 	return false;
 }
 
+bool pq_budget_try_charge_spare(pq_budget *b, uint64_t n)
+{
+	return !b || !n || charge_if_fits(b, n, b->limit);
+}
+
 void pq_budget_release(pq_budget *b, uint64_t n)
 {
 	if (!b || !n)
