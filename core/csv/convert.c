@@ -637,6 +637,8 @@ static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text
 	uint8_t delim = ip->delimiter;
 	if (ip->format == PQ_CSV_COMMA && !delim)
 		PQ_TRY(pq_csv_detect_delimiter(&c->in, &delim, err));
+	/* with threads: a compressed input is inflated on a thread of its own */
+	c->in.read_ahead = c->threads > 1;
 	PQ_TRY(pq_csv_reader_init_input(&c->r, &c->in, ip->format, delim, err));
 	pq_bytes *names = NULL;
 	size_t n = 0;

@@ -114,11 +114,13 @@ pq_status pq_conv_pool_submit(pq_conv_pool *p, void *job, size_t ncols, pq_error
 		for (size_t i = 0; i < ncols; i++) {
 			pq_error e;
 			uint64_t rank = 0;
-			fail(p, p->col(p->ctx, 0, job, i, &rank, &e), rank, &e);
+			pq_status st = p->col(p->ctx, 0, job, i, &rank, &e);
+			fail(p, st, rank, &e);
 		}
 		if (p->st == PQ_OK && p->end) {
 			pq_error e;
-			fail(p, p->end(p->ctx, job, &e), 0, &e);
+			pq_status st = p->end(p->ctx, job, &e);
+			fail(p, st, 0, &e);
 		}
 		return pq_conv_pool_wait(p, err);
 	}

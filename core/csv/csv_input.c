@@ -85,6 +85,7 @@ pq_status pq_csv_input_open(pq_csv_input *in, int fd, const char *name, pq_input
 
 void pq_csv_input_free(pq_csv_input *in)
 {
+	pq_csv_ahead_free(in);
 	free(in->raw);
 	pq_unpack_free(in->u);
 	memset(in, 0, sizeof *in);
@@ -95,6 +96,7 @@ pq_status pq_csv_input_rewind(pq_csv_input *in, pq_error *err)
 {
 	if (!in->seekable)
 		return pq_fail(err, PQ_EINVAL, "%s: a pipe cannot be read twice", in->name);
+	pq_csv_ahead_stop(in);
 	in->raw_off = 0;
 	in->raw_pos = in->raw_end = 0;
 	in->raw_eof = false;
@@ -104,8 +106,8 @@ pq_status pq_csv_input_rewind(pq_csv_input *in, pq_error *err)
 	return PQ_OK;
 }
 
-static pq_status unpack_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
-			     pq_error *err)
+pq_status pq_csv_input_unpack(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			      pq_error *err)
 {
 	for (;;) {
 		if (in->raw_pos == in->raw_end && !in->raw_eof) {
@@ -131,8 +133,10 @@ pq_status pq_csv_input_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *
 			    pq_error *err)
 {
 	*got = 0;
-	if (in->codec != PQ_INPUT_PLAIN) {
-		PQ_TRY(unpack_read(in, buf, cap, got, err));
+	if (in->codec != PQ_INPUT_PLAIN && in->read_ahead) {
+		PQ_TRY(pq_csv_ahead_read(in, buf, cap, got, err));
+	} else if (in->codec != PQ_INPUT_PLAIN) {
+		PQ_TRY(pq_csv_input_unpack(in, buf, cap, got, err));
 	} else if (in->raw_pos < in->raw_end) { /* the first block, read at open */
 		size_t n = in->raw_end - in->raw_pos < cap ? in->raw_end - in->raw_pos : cap;
 		memcpy(buf, in->raw + in->raw_pos, n);

@@ -49,6 +49,9 @@ typedef struct pq_csv_input {
 	uint64_t max_out;
 	void (*on_block)(void *ctx); /* after every read of the file */
 	void *ctx;
+	bool read_ahead;      /* compressed: decompress on a thread of its own, a
+				 few blocks ahead of the reader (csv_input_ahead.c) */
+	struct pq_csv_ahead *ahead;
 } pq_csv_input;
 
 /* The codec a file starts with (gzip, zstd magic), else PLAIN. */
@@ -64,6 +67,17 @@ pq_status pq_csv_input_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *
 			    pq_error *err);
 /* Back to the first byte (regular files only). */
 pq_status pq_csv_input_rewind(pq_csv_input *in, pq_error *err);
+/* The decompressed bytes as read from the file (csv_input.c), for the
+ * read-ahead thread; the max_out cap is the reader's side's. */
+pq_status pq_csv_input_unpack(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			      pq_error *err);
+/* The read-ahead thread (csv_input_ahead.c): the next bytes from its
+ * blocks (started on the first call); stop joins it and gives the
+ * decoder back to in (before a rewind); free also frees its blocks. */
+pq_status pq_csv_ahead_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			    pq_error *err);
+void pq_csv_ahead_stop(pq_csv_input *in);
+void pq_csv_ahead_free(pq_csv_input *in);
 
 /* ---- the tokenizer (csv.c) ---------------------------------------------- */
 
