@@ -297,6 +297,65 @@ static pq_status plain_field(pq_csv_reader *r, bool *is_null_escape, pq_error *e
 	return PQ_OK;
 }
 
+/* The common record: no quote (CSV) or backslash (TSV), whole in the
+ * buffer, within the limits. One scan finds its fields and one copy puts
+ * the record into rec (delimiters included: a field's bytes are given by
+ * its start and length). false, with nothing consumed, for anything else:
+ * the general path below then reads it (and reports what is wrong). */
+static bool fast_record(pq_csv_reader *r)
+{
+	const uint8_t *b = r->buf, *s = b + r->pos, *e = b + r->end, *q = s;
+	bool tsv = r->format == PQ_CSV_TAB;
+	size_t n = 0;
+	for (;;) {
+		if (n == r->fields_cap || n >= r->max_columns)
+			return false;
+		if (!tsv && q < e && *q == '"')
+			return false;
+		r->starts[n] = (size_t)(q - s);
+		q = scan_plain(r, q, e);
+		if (q == e || *q == '\\' || (size_t)(q - s) - r->starts[n] > r->max_field)
+			return false;
+		n++;
+		if (*q != r->delim)
+			break; /* CR or LF */
+		q++;
+	}
+	size_t len = (size_t)(q - s);
+	if (*q == '\r') {
+		if (q + 1 == e)
+			return false; /* an LF may follow in the next block */
+		q += q[1] == '\n' ? 2 : 1;
+	} else {
+		q++;
+	}
+	if (len > r->max_record)
+		return false;
+	if (r->rec_cap < len) {
+		size_t cap = r->rec_cap ? r->rec_cap : 4096;
+		while (cap < len)
+			cap *= 2;
+		uint8_t *p2 = realloc(r->rec, cap);
+		if (!p2)
+			return false; /* the general path says so */
+		r->rec = p2;
+		r->rec_cap = cap;
+	}
+	memcpy(r->rec, s, len);
+	r->rec_len = len;
+	for (size_t i = 0; i < n; i++) {
+		size_t end = i + 1 < n ? r->starts[i + 1] - 1 : len;
+		size_t fn = end - r->starts[i];
+		r->fields[i] = (pq_csv_field){.p = r->rec + r->starts[i], .n = fn, .line = r->line,
+					      .null = !tsv && fn == 0};
+	}
+	r->nfields = n;
+	r->pos = (size_t)(q - b);
+	r->line++;
+	r->records++;
+	return true;
+}
+
 pq_status pq_csv_next(pq_csv_reader *r, bool *done, pq_error *err)
 {
 	*done = false;
@@ -315,6 +374,8 @@ pq_status pq_csv_next(pq_csv_reader *r, bool *done, pq_error *err)
 	}
 	r->record_line = r->line;
 	r->record_off = r->bytes_read - (r->end - r->pos);
+	if (fast_record(r))
+		return PQ_OK;
 	uint8_t delim = r->delim;
 	for (;;) {
 		PQ_TRY(begin_field(r, err));
