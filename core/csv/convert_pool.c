@@ -14,7 +14,44 @@
  * converting thread, column by column. */
 #include "config.h"
 
+#include <stdlib.h>
+#include <time.h>
+
 #include "convert_pool.h"
+
+#define ORDER_MAX_COLS 65536u /* more columns: handed out in order */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int by_cost(const void *a, const void *b)
+{
+	const pq_conv_pool_col *x = a, *y = b;
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	return x->i < y->i ? -1 : 1;
+}
+
+/* The order of the next job's columns (before it is handed over: no
+ * thread runs a job meanwhile). */
+static void plan(pq_conv_pool *p, size_t ncols)
+{
+	if (ncols > ORDER_MAX_COLS)
+		return;
+	if (p->order_cap != ncols) {
+		free(p->order);
+		p->order = calloc(ncols, sizeof *p->order);
+		p->order_cap = p->order ? ncols : 0;
+		for (size_t i = 0; i < p->order_cap; i++)
+			p->order[i].i = i;
+		return; /* no times yet */
+	}
+	qsort(p->order, ncols, sizeof *p->order, by_cost);
+}
 
 static void fail(pq_conv_pool *p, pq_status st, uint64_t rank, const pq_error *e)
 {
@@ -41,12 +78,16 @@ static void *pool_thread(void *arg)
 		seen = p->gen;
 		void *job = p->job;
 		while (p->next_col < p->ncols) {
-			size_t i = p->next_col++;
+			size_t k = p->next_col++;
+			size_t i = p->order_cap == p->ncols ? p->order[k].i : k;
 			pthread_mutex_unlock(&p->lock);
 			pq_error e;
-			uint64_t rank = 0;
+			uint64_t rank = 0, t0 = now_ns();
 			pq_status st = p->col(p->ctx, a->k, job, i, &rank, &e);
+			uint64_t t1 = now_ns();
 			pthread_mutex_lock(&p->lock);
+			if (p->order_cap == p->ncols)
+				p->order[k].cost = t1 - t0;
 			fail(p, st, rank, &e);
 		}
 		if (--p->active > 0)
@@ -124,6 +165,7 @@ pq_status pq_conv_pool_submit(pq_conv_pool *p, void *job, size_t ncols, pq_error
 		}
 		return pq_conv_pool_wait(p, err);
 	}
+	plan(p, ncols);
 	pthread_mutex_lock(&p->lock);
 	p->job = job;
 	p->gen++;
@@ -147,6 +189,9 @@ void pq_conv_pool_stop(pq_conv_pool *p)
 	pthread_mutex_unlock(&p->lock);
 	for (unsigned i = 0; i < p->nthreads; i++)
 		pthread_join(p->threads[i], NULL);
+	free(p->order);
+	p->order = NULL;
+	p->order_cap = 0;
 	p->nthreads = 0;
 	p->started = false;
 	pthread_cond_destroy(&p->cond);

@@ -21,6 +21,10 @@ typedef pq_status (*pq_conv_col_fn)(void *ctx, unsigned k, void *job, size_t i, 
 typedef pq_status (*pq_conv_end_fn)(void *ctx, void *job, pq_error *err);
 
 typedef struct pq_conv_pool pq_conv_pool;
+typedef struct pq_conv_pool_col {
+	size_t i;           /* the column */
+	uint64_t cost;      /* ns it took in the job before */
+} pq_conv_pool_col;
 typedef struct pq_conv_pool_arg {
 	pq_conv_pool *pool;
 	unsigned k;
@@ -39,6 +43,11 @@ struct pq_conv_pool {
 	void *job;          /* handed over, not yet done */
 	uint64_t gen;       /* jobs handed over so far */
 	size_t ncols, next_col;
+	/* Columns handed out costliest first (by their time in the job
+	 * before), so no thread is left alone with a long column at the end
+	 * of a job while the other waits: order[k] is the k-th handed out. */
+	pq_conv_pool_col *order;
+	size_t order_cap;
 	unsigned active;    /* threads not yet done with the job */
 	bool stop;
 	pq_status st;       /* the failure of lowest rank of the first failing job */
