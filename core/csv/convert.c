@@ -69,8 +69,10 @@ struct conv {
 	unsigned threads;   /* 1: everything on this thread */
 	uint64_t infer_ranges, infer_reparsed; /* pq_convert_stats */
 	pq_writer *w;
-	pq_conv_set sets[2];
-	pq_conv_set *cur;   /* the set being filled */
+	pq_conv_set sets[PQ_CONV_POOL_DEPTH + 1]; /* threads: one filled, the others in the pool */
+	unsigned nsets;     /* used (no thread: 1) */
+	unsigned cur_set;
+	pq_conv_set *cur;   /* sets[cur_set], being filled */
 	pq_conv_pool pool;
 	bool *text_cols;    /* CSV order: BYTE_ARRAY columns (their bytes end a batch) */
 };
@@ -158,7 +160,8 @@ static pq_status setup_column(conv *c, column *col, pq_error *err)
  * pass, every column's typed values (schema order). */
 static pq_status alloc_sets(conv *c, size_t rows, bool typed, pq_error *err)
 {
-	for (int s = 0; s < 2; s++) {
+	c->nsets = c->threads > 1 ? PQ_CONV_POOL_DEPTH + 1 : 1;
+	for (unsigned s = 0; s < c->nsets; s++) {
 		pq_conv_set *b = &c->sets[s];
 		PQ_TRY(pq_conv_set_alloc(b, c->ncols, rows, c->name, err));
 		pq_conv_set_clear(b);
@@ -182,6 +185,7 @@ static pq_status alloc_sets(conv *c, size_t rows, bool typed, pq_error *err)
 					       c->name);
 		}
 	}
+	c->cur_set = 0;
 	c->cur = &c->sets[0];
 	return PQ_OK;
 }
@@ -209,7 +213,7 @@ static pq_status alloc_batches(conv *c, pq_error *err)
 
 static void free_sets(conv *c)
 {
-	for (int s = 0; s < 2; s++) {
+	for (unsigned s = 0; s < PQ_CONV_POOL_DEPTH + 1; s++) {
 		pq_conv_set *b = &c->sets[s];
 		for (size_t i = 0; b->cb && i < c->ncols; i++) {
 			free(b->cb[i].def);
@@ -370,16 +374,19 @@ static pq_status infer_column(void *ctx, unsigned k, void *job, size_t i, uint64
 	return PQ_OK;
 }
 
-/* Hands the filled set to the pool (which first finishes the set before:
- * its failure, if any, is returned) and goes on with the other one. */
+/* Hands the filled set to the pool (once fewer than PQ_CONV_POOL_DEPTH are
+ * in flight; the failure of one before, if any, is returned) and goes on
+ * with the next set. */
 static pq_status flush(conv *c, bool end_group, pq_error *err)
 {
 	pq_conv_set *b = c->cur;
 	if (b->rows == 0 && !end_group)
 		return PQ_OK;
 	b->end_group = end_group;
-	PQ_TRY(pq_conv_pool_submit(&c->pool, b, c->ncols, err));
-	c->cur = b == &c->sets[0] ? &c->sets[1] : &c->sets[0];
+	PQ_TRY(pq_conv_pool_submit(&c->pool, b, end_group, err));
+	/* the oldest set: the pool is done with it (PQ_CONV_POOL_DEPTH in flight at most) */
+	c->cur_set = (c->cur_set + 1) % c->nsets;
+	c->cur = &c->sets[c->cur_set];
 	pq_conv_set_clear(c->cur); /* the pool is done with it */
 	return PQ_OK;
 }
@@ -474,7 +481,7 @@ static pq_status infer_pass(conv *c, pq_error *err)
 	size_t rows = c->ncols ? INFER_SET_BYTES / (c->ncols * 12 + 8) : BATCH_MAX_ROWS;
 	rows = rows < 1 ? 1 : rows > BATCH_MAX_ROWS ? BATCH_MAX_ROWS : rows;
 	PQ_TRY(alloc_sets(c, rows, false, err));
-	pq_conv_pool_start(&c->pool, c->threads, infer_column, NULL, c);
+	PQ_TRY(pq_conv_pool_start(&c->pool, c->threads, c->ncols, infer_column, NULL, c, err));
 	pq_status st = PQ_OK;
 	for (;;) {
 		bool done;
@@ -512,7 +519,10 @@ static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_st
 			return pq_context(err, "%s", c->name);
 	}
 	/* threads=1: no thread, every set parsed and written on this one */
-	pq_conv_pool_start(&c->pool, c->threads > 1 ? want : 0, write_column, end_set, c);
+	st = pq_conv_pool_start(&c->pool, c->threads > 1 ? want : 0, c->ncols, write_column, end_set,
+				c, err);
+	if (st != PQ_OK)
+		return pq_context(err, "%s", c->name);
 	for (;;) {
 		bool done;
 		st = pq_csv_next(&c->r, &done, err);

@@ -12,6 +12,9 @@
 #include "pq_error.h"
 
 #define PQ_CONV_POOL_MAX 16u
+/* Jobs handed over and not yet done: the caller needs one more set of
+ * records than this to fill meanwhile. */
+#define PQ_CONV_POOL_DEPTH 2u
 
 /* Column i of job as thread k (0 .. threads-1). On failure *rank orders
  * it against the other failures of the job (lowest is reported). */
@@ -21,14 +24,27 @@ typedef pq_status (*pq_conv_col_fn)(void *ctx, unsigned k, void *job, size_t i, 
 typedef pq_status (*pq_conv_end_fn)(void *ctx, void *job, pq_error *err);
 
 typedef struct pq_conv_pool pq_conv_pool;
-typedef struct pq_conv_pool_col {
-	size_t i;           /* the column */
-	uint64_t cost;      /* ns it took in the job before */
-} pq_conv_pool_col;
 typedef struct pq_conv_pool_arg {
 	pq_conv_pool *pool;
 	unsigned k;
 } pq_conv_pool_arg;
+
+typedef struct pq_conv_pool_col {
+	size_t i;           /* the column */
+	uint64_t cost;      /* ns it took the last time */
+} pq_conv_pool_col;
+
+/* A job handed over: its columns in the order they are handed out. */
+typedef struct pq_conv_pool_job {
+	void *job;
+	uint64_t seq;       /* 1, 2, ... in the order handed over */
+	bool barrier;       /* the next job starts only after this one ended */
+	bool ending;        /* its end function runs */
+	size_t next;        /* order[0 .. next) are all taken */
+	size_t done;        /* columns done */
+	pq_conv_pool_col *order;
+	uint8_t *taken;     /* by column */
+} pq_conv_pool_job;
 
 struct pq_conv_pool {
 	pthread_mutex_t lock;
@@ -40,30 +56,36 @@ struct pq_conv_pool {
 	pq_conv_col_fn col;
 	pq_conv_end_fn end;
 	void *ctx;
-	void *job;          /* handed over, not yet done */
-	uint64_t gen;       /* jobs handed over so far */
-	size_t ncols, next_col;
-	/* Columns handed out costliest first (by their time in the job
-	 * before), so no thread is left alone with a long column at the end
-	 * of a job while the other waits: order[k] is the k-th handed out. */
-	pq_conv_pool_col *order;
-	size_t order_cap;
-	unsigned active;    /* threads not yet done with the job */
+	size_t ncols;
+	/* Jobs in flight, oldest first (q[(head + j) % DEPTH]); a column of
+	 * the second may start once the first is done with that column, so a
+	 * thread that finished its part of a job need not wait for the
+	 * slowest column of it. */
+	pq_conv_pool_job q[PQ_CONV_POOL_DEPTH];
+	unsigned head, count;
+	uint64_t seq;       /* jobs handed over so far */
+	uint64_t *col_seq;  /* by column: the last job that column is done in */
+	uint64_t *cost;     /* by column: ns it took the last time */
+	bool lookahead;     /* few enough columns to look for the second job's */
+	unsigned inflight;  /* columns being worked on */
 	bool stop;
-	pq_status st;       /* the failure of lowest rank of the first failing job */
-	uint64_t rank;
+	pq_status st;       /* the failure of lowest (job, rank) */
+	uint64_t fail_seq, rank;
 	pq_error err;
 };
 
-/* threads 0: no thread, pq_conv_pool_submit does the work itself. */
-void pq_conv_pool_start(pq_conv_pool *p, unsigned threads, pq_conv_col_fn col,
-			pq_conv_end_fn end, void *ctx);
-/* Waits for the job before (returning its failure, or an earlier one),
- * then hands this one over (or does it, without threads). */
-pq_status pq_conv_pool_submit(pq_conv_pool *p, void *job, size_t ncols, pq_error *err);
-/* Waits until no job is pending; the failure, if any. */
+/* threads 0: no thread, pq_conv_pool_submit does the work itself. ncols:
+ * the columns of every job. */
+pq_status pq_conv_pool_start(pq_conv_pool *p, unsigned threads, size_t ncols, pq_conv_col_fn col,
+			     pq_conv_end_fn end, void *ctx, pq_error *err);
+/* Hands a job over once fewer than PQ_CONV_POOL_DEPTH are in flight (or
+ * does it, without threads); the failure of a job before, if any.
+ * barrier: the next job's columns wait until this one has ended. */
+pq_status pq_conv_pool_submit(pq_conv_pool *p, void *job, bool barrier, pq_error *err);
+/* Waits until every job is done; the failure, if any. */
 pq_status pq_conv_pool_wait(pq_conv_pool *p, pq_error *err);
-/* Lets a pending job finish, then ends the threads. Safe to call twice. */
+/* Lets the jobs in flight finish, then ends the threads. Safe to call
+ * twice. */
 void pq_conv_pool_stop(pq_conv_pool *p);
 
 #endif
