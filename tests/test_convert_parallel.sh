@@ -174,6 +174,15 @@ if command -v zstd >/dev/null; then
 fi
 gzip -k rand1.csv
 same "random CSV 1 .csv.gz" rand1.csv.gz row_group_rows=700,page_size=4096
+# the second pass reads the decompressed bytes the first kept in $TMPDIR;
+# with nowhere to keep them it decompresses again: the same bytes
+"$BIN" -q -o threads=2,row_group_rows=700,page_size=4096 rand1.csv.gz kept.parquet 2>err.txt
+TMPDIR=/nonexistent "$BIN" -q -o threads=2,row_group_rows=700,page_size=4096 rand1.csv.gz again.parquet 2>>err.txt
+if cmp -s kept.parquet again.parquet && cmp -s kept.parquet ref.parquet; then
+	ok "random CSV 1 .csv.gz: the same bytes without a place to keep the decompressed bytes"
+else
+	fail "random CSV 1 .csv.gz: bytes differ with TMPDIR=/nonexistent ($(cat err.txt))"
+fi
 
 # Errors keep the single-threaded order although columns are parsed on
 # threads: the earliest row's bad value (then the leftmost column), a bad

@@ -649,6 +649,10 @@ static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text
 		PQ_TRY(pq_csv_detect_delimiter(&c->in, &delim, err));
 	/* with threads: a compressed input is inflated on a thread of its own */
 	c->in.read_ahead = c->threads > 1;
+	/* inferring types reads a compressed file twice: the second time from
+	 * the bytes the first pass kept (when they fit), not decompressed again */
+	if (!schema_text)
+		pq_csv_input_spool(&c->in, NULL);
 	PQ_TRY(pq_csv_reader_init_input(&c->r, &c->in, ip->format, delim, err));
 	pq_bytes *names = NULL;
 	size_t n = 0;

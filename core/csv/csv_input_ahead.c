@@ -107,6 +107,7 @@ static pq_status ahead_start(pq_csv_input *in, pq_error *err)
 	a->inner.on_block = NULL;
 	a->inner.read_ahead = false;
 	a->inner.ahead = NULL;
+	a->inner.spool = NULL; /* kept by the reader's side, off this thread */
 	a->filled = a->taken = 0;
 	a->reading = false;
 	a->stop = false;
@@ -169,6 +170,7 @@ pq_status pq_csv_ahead_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *
 	if (!a->reading) { /* a new block: where the file stands */
 		a->reading = true;
 		in->raw_off = s->raw_off;
+		pq_csv_input_spool_put(in, s->p, s->len, s->len == 0 && s->st == PQ_OK);
 		if (in->on_block)
 			in->on_block(in->ctx);
 	}
