@@ -770,6 +770,9 @@ static void pfs_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_SPLICE_MOVE;
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+	/* writes into staging/ of up to 1 MiB each (st_blksize there says so):
+	 * a 1 GB cp is 1,000 requests instead of 8,000 */
+	conn->max_write = PFS_STG_WRITE_BLOCK;
 	/* the tree changes only by generations, which we invalidate ourselves */
 	conn->want &= ~(unsigned)FUSE_CAP_AUTO_INVAL_DATA;
 }

@@ -14,6 +14,9 @@
 
 #define PFS_DEFAULT_CACHE_SIZE ((uint64_t)256 << 20)
 #define PFS_DEFAULT_STAGING "staging"
+/* The size of writes into staging/ (max_write, and st_blksize of staged
+ * files so that cp writes that much at a time). */
+#define PFS_STG_WRITE_BLOCK (1u << 20)
 #define PFS_DEFAULT_METADATA_TTL 60
 #define PFS_DEFAULT_RETRIES 4
 #define PFS_DEFAULT_TIMEOUT 30

@@ -161,6 +161,8 @@ got:
 		return -ENOENT;
 	if (kind == PFS_K_STG_ERROR)
 		st->st_mode = S_IFREG | (st->st_mode & 0444);
+	if (kind == PFS_K_STG_FILE) /* cp and friends write in blocks of this size */
+		st->st_blksize = PFS_STG_WRITE_BLOCK;
 	st->st_ino = ino;
 	st->st_nlink = kind == PFS_K_STG_DIR ? 2 : 1;
 	return 0;

@@ -165,6 +165,54 @@ EOF
 same "lineitem-like" lineitem.csv codec=zstd,row_group_rows=20000 4096 100000
 gzip -k lineitem.csv
 same "lineitem-like .csv.gz" lineitem.csv.gz codec=zstd,row_group_rows=20000
+# zstd, and quoted newlines through the read-ahead thread's blocks
+if command -v zstd >/dev/null; then
+	zstd -q lineitem.csv -o lineitem.csv.zst
+	same "lineitem-like .csv.zst" lineitem.csv.zst codec=zstd,row_group_rows=20000
+	zstd -q rand2.csv -o rand2.csv.zst
+	same "random CSV 2 .csv.zst" rand2.csv.zst row_group_rows=700,page_size=4096
+fi
+gzip -k rand1.csv
+same "random CSV 1 .csv.gz" rand1.csv.gz row_group_rows=700,page_size=4096
+# the second pass reads the decompressed bytes the first kept in $TMPDIR;
+# with nowhere to keep them it decompresses again: the same bytes
+"$BIN" -q -o threads=2,row_group_rows=700,page_size=4096 rand1.csv.gz kept.parquet 2>err.txt
+TMPDIR=/nonexistent "$BIN" -q -o threads=2,row_group_rows=700,page_size=4096 rand1.csv.gz again.parquet 2>>err.txt
+if cmp -s kept.parquet again.parquet && cmp -s kept.parquet ref.parquet; then
+	ok "random CSV 1 .csv.gz: the same bytes without a place to keep the decompressed bytes"
+else
+	fail "random CSV 1 .csv.gz: bytes differ with TMPDIR=/nonexistent ($(cat err.txt))"
+fi
+
+# Errors keep the single-threaded order although columns are parsed on
+# threads: the earliest row's bad value (then the leftmost column), a bad
+# value before a ragged record, a truncated compressed file.
+same_error() { # NAME FILE OPTS EXPECTED (a grep pattern of the message)
+	local name=$1 in=$2 opts=$3
+	"$BIN" -q -o "$opts,threads=1" "$in" e1.parquet 2>err1.txt
+	"$BIN" -q -o "$opts,threads=2" "$in" e2.parquet 2>err2.txt
+	if [ -s err1.txt ] && cmp -s err1.txt err2.txt && grep -q "$4" err1.txt; then
+		ok "$name: the same error on threads ($(cat err1.txt))"
+	else
+		fail "$name: threads=1 said '$(cat err1.txt)', threads=2 said '$(cat err2.txt)'"
+	fi
+}
+printf 'message schema {\n  optional int64 a;\n  optional int64 b;\n  optional int64 c;\n}\n' >bad.schema
+python3 -c '
+import sys
+with open("bad.csv", "w") as f:
+    f.write("a,b,c\n")
+    for i in range(30000):
+        a, b, c = str(i), str(i * 2), str(i * 3)
+        if i == 20000: c = "x3"     # later column, earlier row: reported
+        if i == 20001: a = "x1"
+        if i == 25000: b = "x2"
+        f.write("%s,%s,%s\n" % (a, b, c))'
+same_error "bad values in three columns" bad.csv schema=bad.schema "line 20002, column 3 (c): \"x3\""
+{ head -n 25000 bad.csv; printf '1,2\n'; } >bad2.csv
+same_error "a bad value before a ragged record" bad2.csv schema=bad.schema "line 20002, column 3"
+head -c 100000 lineitem.csv.gz >trunc.csv.gz
+same_error "a truncated .csv.gz" trunc.csv.gz codec=zstd "ends inside a compressed member"
 
 # threads= is checked
 if "$BIN" -q -o threads=0 ints.csv x.parquet 2>err.txt || ! grep -q "threads=0: expected 1 to 16" err.txt; then

@@ -500,6 +500,28 @@ START_TEST(test_value_floats)
 	ck_assert(val.v.f64 == 1500.0);
 	ck_assert_str_eq(why("required double d", "1e400"), "is out of range for DOUBLE");
 	ck_assert_str_eq(why("required double d", "0x1p3"), "is not a DOUBLE");
+	/* short decimals take a fast path (no strtod): the same double as
+	 * strtod, sign of zero included, for random texts of 1-17 digits */
+	ck_assert(parse("required double d", "-0.00"));
+	ck_assert(val.v.f64 == 0 && signbit(val.v.f64));
+	srand(14);
+	for (int k = 0; k < 200000; k++) {
+		char txt[64];
+		int nd = 1 + rand() % 17, dot = rand() % (nd + 1), o = 0;
+		if (rand() % 2)
+			txt[o++] = '-';
+		for (int i = 0; i < nd; i++) {
+			if (i == dot && rand() % 4)
+				txt[o++] = '.';
+			txt[o++] = (char)('0' + rand() % 10);
+		}
+		txt[o] = '\0';
+		if (!parse("required double d", txt))
+			continue; /* a leading dot without digits after a sign is fine too */
+		double want = strtod(txt, NULL);
+		ck_assert_msg(memcmp(&val.v.f64, &want, 8) == 0, "%s: %.17g, strtod %.17g", txt,
+			      val.v.f64, want);
+	}
 	/* FLOAT16 (Python struct 'e') */
 	const char *h = "required fixed_len_byte_array(2) h (FLOAT16)";
 	ck_assert(parse(h, "0.1"));

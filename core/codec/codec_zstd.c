@@ -6,6 +6,7 @@
 #include "codec_internal.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -56,6 +57,42 @@ pq_status pq_zstd_decompress(const uint8_t *in, size_t in_len, uint8_t *out, siz
 	return PQ_OK;
 }
 
+/* One compression context per thread, kept between pages: ZSTD_compress
+ * allocates and clears a fresh one (about 1 MiB at level 3) for every page,
+ * and with the daemon's 2 MiB mmap threshold that memory can come from
+ * fresh pages (page faults) each time. Freed when the thread ends. */
+#define CCTX_KEEP_MAX (8u << 20)
+static pthread_key_t cctx_key;
+static pthread_once_t cctx_once = PTHREAD_ONCE_INIT;
+static bool cctx_key_ok;
+
+static void cctx_free(void *p)
+{
+	ZSTD_freeCCtx(p);
+}
+
+static void cctx_key_init(void)
+{
+	cctx_key_ok = pthread_key_create(&cctx_key, cctx_free) == 0;
+}
+
+/* The thread's context; NULL (then ZSTD_compress) when none can be had. */
+static ZSTD_CCtx *thread_cctx(void)
+{
+	pthread_once(&cctx_once, cctx_key_init);
+	if (!cctx_key_ok)
+		return NULL;
+	ZSTD_CCtx *cc = pthread_getspecific(cctx_key);
+	if (!cc) {
+		cc = ZSTD_createCCtx();
+		if (cc && pthread_setspecific(cctx_key, cc) != 0) {
+			ZSTD_freeCCtx(cc);
+			cc = NULL;
+		}
+	}
+	return cc;
+}
+
 pq_status pq_zstd_compress(int level, const uint8_t *in, size_t in_len, pq_buf *out,
 			   pq_error *err)
 {
@@ -65,8 +102,15 @@ pq_status pq_zstd_compress(int level, const uint8_t *in, size_t in_len, pq_buf *
 	size_t bound = ZSTD_compressBound(in_len);
 	if (ZSTD_isError(bound) || !pq_buf_grow(out, bound))
 		return pq_fail(err, PQ_ENOMEM, "ZSTD: out of memory compressing %zu bytes", in_len);
-	/* Level 0 is zstd's own "default" (ZSTD_CLEVEL_DEFAULT). */
-	size_t n = ZSTD_compress(out->p + out->len, bound, in, in_len, level);
+	/* Level 0 is zstd's own "default" (ZSTD_CLEVEL_DEFAULT).
+	 * ZSTD_compressCCtx writes the bytes ZSTD_compress writes. */
+	ZSTD_CCtx *cc = thread_cctx();
+	size_t n = cc ? ZSTD_compressCCtx(cc, out->p + out->len, bound, in, in_len, level)
+		      : ZSTD_compress(out->p + out->len, bound, in, in_len, level);
+	if (cc && ZSTD_sizeof_CCtx(cc) > CCTX_KEEP_MAX) { /* a high level: not kept */
+		ZSTD_freeCCtx(cc);
+		pthread_setspecific(cctx_key, NULL);
+	}
 	PQ_CHECK(!ZSTD_isError(n), err, PQ_EINVAL, "ZSTD: compressing %zu bytes failed: %s", in_len,
 		 ZSTD_getErrorName(n));
 	out->len += n;

@@ -30,10 +30,13 @@
 #include "write/pq_writer.h"
 #define PQ_CSV_INTERNAL
 #include "convert_internal.h"
+#include "convert_pool.h"
 
 #define BATCH_BYTES (8u << 20)
 #define BATCH_TEXT_BYTES (16u << 20)
 #define BATCH_MAX_ROWS 65536u
+#define BATCH_RAW_BYTES (32u << 20)  /* a set's record bytes */
+#define INFER_SET_BYTES (8u << 20)   /* field positions of an inference set */
 #define MAX_WRITERS 16u
 
 typedef struct column {
@@ -47,44 +50,6 @@ typedef struct column {
 	pq_infer inf;
 	pq_buf big;         /* wide DECIMAL scratch */
 } column;
-
-/* One column's part of a batch. */
-typedef struct colbuf {
-	uint8_t *def;
-	uint8_t *vals;      /* fixed-width values */
-	size_t nvals;
-	size_t *offs;       /* BYTE_ARRAY: start of each value in text (+1 end) */
-	pq_bytes *views;
-	pq_buf text;
-} colbuf;
-
-/* A batch of rows for every column, handed to the writer thread whole. */
-typedef struct batchset {
-	colbuf *cb;         /* ncols */
-	size_t rows;
-	bool end_group;     /* end the row group after writing it */
-} batchset;
-
-/* The writer threads and their one-slot queue. */
-typedef struct pipe {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	pthread_t threads[MAX_WRITERS];
-	unsigned nthreads;  /* running (0: no pipeline, write on the parsing thread) */
-	bool started;
-	batchset *job;      /* handed over, not yet fully written */
-	uint64_t gen;       /* jobs handed over so far */
-	size_t next_col;    /* the job's next column nobody took yet */
-	unsigned active;    /* writers not yet done with the job */
-	bool stop;
-	pq_status st;       /* the first failure of a writer thread */
-	pq_error err;
-} pipe_t;
-
-typedef struct worker_arg {
-	struct conv *c;
-	unsigned k;         /* worker number for pq_writer_write_on */
-} worker_arg;
 
 typedef struct conv conv;
 struct conv {
@@ -103,12 +68,13 @@ struct conv {
 	uint64_t group_rows, row_group_rows;
 	unsigned threads;   /* 1: everything on this thread */
 	uint64_t infer_ranges, infer_reparsed; /* pq_convert_stats */
-	size_t text_bytes;
 	pq_writer *w;
-	batchset sets[2];
-	batchset *cur;      /* the set being filled */
-	pipe_t pipe;
-	worker_arg wargs[MAX_WRITERS];
+	pq_conv_set sets[PQ_CONV_POOL_DEPTH + 1]; /* threads: one filled, the others in the pool */
+	unsigned nsets;     /* used (no thread: 1) */
+	unsigned cur_set;
+	pq_conv_set *cur;   /* sets[cur_set], being filled */
+	pq_conv_pool pool;
+	bool *text_cols;    /* CSV order: BYTE_ARRAY columns (their bytes end a batch) */
 };
 
 /* ---- header ------------------------------------------------------------ */
@@ -190,6 +156,40 @@ static pq_status setup_column(conv *c, column *col, pq_error *err)
 	return PQ_OK;
 }
 
+/* Two sets of records with room for batch_rows each and, for the value
+ * pass, every column's typed values (schema order). */
+static pq_status alloc_sets(conv *c, size_t rows, bool typed, pq_error *err)
+{
+	c->nsets = c->threads > 1 ? PQ_CONV_POOL_DEPTH + 1 : 1;
+	for (unsigned s = 0; s < c->nsets; s++) {
+		pq_conv_set *b = &c->sets[s];
+		PQ_TRY(pq_conv_set_alloc(b, c->ncols, rows, c->name, err));
+		pq_conv_set_clear(b);
+		b->text_cols = typed ? c->text_cols : NULL;
+		if (!typed)
+			continue;
+		b->cb = calloc(c->ncols ? c->ncols : 1, sizeof *b->cb);
+		if (!b->cb)
+			return pq_fail(err, PQ_ENOMEM, "%s: no memory for column batches", c->name);
+		for (size_t i = 0; i < c->ncols; i++) {
+			pq_conv_colbuf *cb = &b->cb[i];
+			size_t width = c->cols[i].width;
+			cb->def = malloc(rows);
+			cb->views = malloc(rows * sizeof *cb->views);
+			if (width)
+				cb->vals = malloc(rows * width);
+			else
+				cb->offs = malloc((rows + 1) * sizeof *cb->offs);
+			if (!cb->def || !cb->views || (width ? !cb->vals : !cb->offs))
+				return pq_fail(err, PQ_ENOMEM, "%s: no memory for column batches",
+					       c->name);
+		}
+	}
+	c->cur_set = 0;
+	c->cur = &c->sets[0];
+	return PQ_OK;
+}
+
 static pq_status alloc_batches(conv *c, pq_error *err)
 {
 	size_t per_row = 0;
@@ -203,34 +203,18 @@ static pq_status alloc_batches(conv *c, pq_error *err)
 	if (rows > c->row_group_rows)
 		rows = (size_t)c->row_group_rows;
 	c->batch_rows = rows;
-	for (int s = 0; s < 2; s++) {
-		batchset *b = &c->sets[s];
-		b->cb = calloc(c->ncols ? c->ncols : 1, sizeof *b->cb);
-		if (!b->cb)
-			return pq_fail(err, PQ_ENOMEM, "%s: no memory for column batches", c->name);
-		for (size_t i = 0; i < c->ncols; i++) {
-			colbuf *cb = &b->cb[i];
-			size_t width = c->cols[i].width;
-			cb->def = malloc(rows);
-			if (width) {
-				cb->vals = malloc(rows * width);
-			} else {
-				cb->offs = malloc((rows + 1) * sizeof *cb->offs);
-				cb->views = malloc(rows * sizeof *cb->views);
-			}
-			if (!cb->def || (width ? !cb->vals : !cb->offs || !cb->views))
-				return pq_fail(err, PQ_ENOMEM, "%s: no memory for column batches",
-					       c->name);
-		}
-	}
-	c->cur = &c->sets[0];
-	return PQ_OK;
+	c->text_cols = calloc(c->ncols ? c->ncols : 1, sizeof *c->text_cols);
+	if (!c->text_cols)
+		return pq_fail(err, PQ_ENOMEM, "%s: no memory for column batches", c->name);
+	for (size_t i = 0; i < c->ncols; i++)
+		c->text_cols[c->cols[i].csv_index] = c->cols[i].width == 0;
+	return alloc_sets(c, rows, true, err);
 }
 
-static void free_columns(conv *c)
+static void free_sets(conv *c)
 {
-	for (int s = 0; s < 2; s++) {
-		batchset *b = &c->sets[s];
+	for (unsigned s = 0; s < PQ_CONV_POOL_DEPTH + 1; s++) {
+		pq_conv_set *b = &c->sets[s];
 		for (size_t i = 0; b->cb && i < c->ncols; i++) {
 			free(b->cb[i].def);
 			free(b->cb[i].vals);
@@ -240,46 +224,130 @@ static void free_columns(conv *c)
 		}
 		free(b->cb);
 		b->cb = NULL;
+		pq_conv_set_free(b);
 	}
+}
+
+static void free_columns(conv *c)
+{
+	free_sets(c);
 	for (size_t i = 0; c->cols && i < c->ncols; i++)
 		pq_buf_free(&c->cols[i].big);
 	free(c->cols);
 	free(c->by_csv);
+	free(c->text_cols);
 	c->cols = NULL;
 	c->by_csv = NULL;
+	c->text_cols = NULL;
 }
 
-/* Writes column i of a set as writer k. */
-static pq_status write_column(conv *c, unsigned k, batchset *b, size_t i, pq_error *err)
+static pq_status value_error(conv *c, const column *col, uint64_t line, pq_status st,
+			     const char *what, pq_error *err)
 {
-	const column *col = &c->cols[i];
-	colbuf *cb = &b->cb[i];
-	pq_values v = {.type = col->type.physical, .type_length = col->type.type_length,
-		       .n = cb->nvals};
-	if (col->width) {
-		v.v.any = cb->vals;
-	} else {
+	char nm[128];
+	pq_conv_msg_name(col->name, nm, sizeof nm);
+	return pq_fail(err, st, "%s: line %llu, column %zu (%s): %s", c->name,
+		       (unsigned long long)line, col->csv_index + 1, nm, what);
+}
+
+/* Parses column i of a set into its typed values (the thread's own
+ * column: col->big is used by no other thread meanwhile). */
+static pq_status parse_column(conv *c, pq_conv_set *b, size_t i, uint64_t *rank,
+			      pq_error *err)
+{
+	column *col = &c->cols[i];
+	pq_conv_colbuf *cb = &b->cb[i];
+	size_t at = col->csv_index * b->cap;
+	/* a STRING / JSON / binary value is its field's bytes: viewed in place */
+	bool in_place = col->type.kind == PQ_CV_STRING || col->type.kind == PQ_CV_JSON ||
+			col->type.kind == PQ_CV_BINARY;
+	cb->nvals = 0;
+	cb->text.len = 0;
+	for (size_t row = 0; row < b->rows; row++) {
+		uint32_t len = b->len[at + row];
+		size_t n = len & ~PQ_CONV_NULL;
+		const uint8_t *p = pq_buf_at(&b->raw, b->off[at + row]);
+		if ((len & PQ_CONV_NULL) || (n == 0 && !col->empty_is_value)) {
+			if (col->required) {
+				*rank = (uint64_t)row * c->ncols + i;
+				return value_error(c, col, b->line[row] + b->dline[at + row],
+						   PQ_EINVAL, "empty value in a REQUIRED column", err);
+			}
+			cb->def[row] = 0;
+			continue;
+		}
+		cb->def[row] = 1;
+		pq_cv_value v;
+		char why[160];
+		if (!pq_cv_parse(&col->type, p, n, &v, &col->big, why, sizeof why)) {
+			char q[PQ_ERROR_MSG_MAX / 2], msg[PQ_ERROR_MSG_MAX];
+			pq_cv_quote(p, n, q, sizeof q);
+			snprintf(msg, sizeof msg, "%s %s", q, why);
+			*rank = (uint64_t)row * c->ncols + i;
+			return value_error(c, col, b->line[row] + b->dline[at + row], PQ_EINVAL, msg,
+					   err);
+		}
+		if (in_place) {
+			cb->views[cb->nvals++] = (pq_bytes){v.p ? v.p : p, v.n};
+			continue;
+		}
+		if (!col->width) {
+			cb->offs[cb->nvals++] = cb->text.len;
+			pq_buf_append(&cb->text, v.p, v.n);
+			if (cb->text.oom)
+				return pq_fail(err, PQ_ENOMEM, "%s: no memory for a batch", c->name);
+			continue;
+		}
+		uint8_t *dst = cb->vals + cb->nvals * col->width;
+		switch (col->type.physical) {
+		case PQ_BOOLEAN: *dst = v.v.b; break;
+		case PQ_INT32: memcpy(dst, &v.v.i32, 4); break;
+		case PQ_FLOAT: memcpy(dst, &v.v.f32, 4); break;
+		case PQ_INT64: memcpy(dst, &v.v.i64, 8); break;
+		case PQ_DOUBLE: memcpy(dst, &v.v.f64, 8); break;
+		default: memcpy(dst, v.p, col->width); break; /* FLBA: exactly width bytes */
+		}
+		cb->nvals++;
+	}
+	if (!col->width && !in_place) {
 		cb->offs[cb->nvals] = cb->text.len;
 		for (size_t j = 0; j < cb->nvals; j++)
 			cb->views[j] = (pq_bytes){pq_buf_at(&cb->text, cb->offs[j]),
 						  cb->offs[j + 1] - cb->offs[j]};
-		v.v.ba = cb->views;
 	}
-	pq_status st = pq_writer_write_on(c->w, k, i, b->rows, col->required ? NULL : cb->def, &v,
-					  err);
-	if (st != PQ_OK)
-		return pq_context(err, "%s", c->name);
-	cb->nvals = 0;
-	cb->text.len = 0;
 	return PQ_OK;
 }
 
-/* After every column of a set is written: the row group's end if due. */
-static pq_status end_set(conv *c, batchset *b, pq_error *err)
+/* The value pass's column job: parse column i of the set, then encode it
+ * as writer k. */
+static pq_status write_column(void *ctx, unsigned k, void *job, size_t i, uint64_t *rank,
+			      pq_error *err)
 {
-	b->rows = 0;
+	conv *c = ctx;
+	pq_conv_set *b = job;
+	if (b->rows == 0)
+		return PQ_OK;
+	PQ_TRY(parse_column(c, b, i, rank, err));
+	const column *col = &c->cols[i];
+	pq_conv_colbuf *cb = &b->cb[i];
+	pq_values v = {.type = col->type.physical, .type_length = col->type.type_length,
+		       .n = cb->nvals};
+	if (col->width)
+		v.v.any = cb->vals;
+	else
+		v.v.ba = cb->views;
+	*rank = UINT64_MAX;
+	pq_status st = pq_writer_write_on(c->w, k, i, b->rows, col->required ? NULL : cb->def, &v,
+					  err);
+	return st == PQ_OK ? PQ_OK : pq_context(err, "%s", c->name);
+}
+
+/* After every column of a set is written: the row group's end if due. */
+static pq_status end_set(void *ctx, void *job, pq_error *err)
+{
+	conv *c = ctx;
+	pq_conv_set *b = job;
 	if (b->end_group) {
-		b->end_group = false;
 		pq_status st = pq_writer_end_row_group(c->w, err);
 		if (st != PQ_OK)
 			return pq_context(err, "%s", c->name);
@@ -287,166 +355,55 @@ static pq_status end_set(conv *c, batchset *b, pq_error *err)
 	return PQ_OK;
 }
 
-/* Writes one set on this thread (no pipeline). */
-static pq_status write_set(conv *c, batchset *b, pq_error *err)
+/* The inference pass's column job: column i's values into its state. */
+static pq_status infer_column(void *ctx, unsigned k, void *job, size_t i, uint64_t *rank,
+			      pq_error *err)
 {
-	for (size_t i = 0; b->rows && i < c->ncols; i++)
-		PQ_TRY(write_column(c, 0, b, i, err));
-	return end_set(c, b, err);
-}
-
-static void pipe_fail(pipe_t *p, pq_status st, const pq_error *e)
-{
-	if (st != PQ_OK && p->st == PQ_OK) {
-		p->st = st;
-		p->err = *e;
+	(void)k;
+	(void)rank;
+	(void)err;
+	conv *c = ctx;
+	pq_conv_set *b = job;
+	size_t at = i * b->cap;
+	pq_infer *inf = &c->cols[i].inf;
+	for (size_t row = 0; row < b->rows; row++) {
+		uint32_t len = b->len[at + row];
+		if (len && !(len & PQ_CONV_NULL))
+			pq_infer_add(inf, pq_buf_at(&b->raw, b->off[at + row]), len);
 	}
+	return PQ_OK;
 }
 
-static void *writer_thread(void *arg)
-{
-	worker_arg *a = arg;
-	conv *c = a->c;
-	pipe_t *p = &c->pipe;
-	uint64_t seen = 0;
-	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		while (!p->stop && (!p->job || p->gen == seen))
-			pthread_cond_wait(&p->cond, &p->lock);
-		if (!p->job || p->gen == seen)
-			break; /* stopped, and nothing left of ours */
-		seen = p->gen;
-		batchset *b = p->job;
-		pq_error e;
-		while (p->st == PQ_OK && b->rows && p->next_col < c->ncols) {
-			size_t i = p->next_col++;
-			pthread_mutex_unlock(&p->lock);
-			pq_status st = write_column(c, a->k, b, i, &e);
-			pthread_mutex_lock(&p->lock);
-			pipe_fail(p, st, &e);
-		}
-		if (--p->active > 0)
-			continue;
-		/* the last one out ends the set */
-		if (p->st == PQ_OK) {
-			pthread_mutex_unlock(&p->lock);
-			pq_status st = end_set(c, b, &e);
-			pthread_mutex_lock(&p->lock);
-			pipe_fail(p, st, &e);
-		}
-		p->job = NULL;
-		pthread_cond_broadcast(&p->cond);
-	}
-	pthread_mutex_unlock(&p->lock);
-	return NULL;
-}
-
-/* Waits until the writer threads are idle; their failure, if any. */
-static pq_status pipe_wait(conv *c, pq_error *err)
-{
-	pipe_t *p = &c->pipe;
-	if (!p->started)
-		return PQ_OK;
-	pthread_mutex_lock(&p->lock);
-	while (p->job)
-		pthread_cond_wait(&p->cond, &p->lock);
-	pq_status st = p->st;
-	if (st != PQ_OK && err)
-		*err = p->err;
-	pthread_mutex_unlock(&p->lock);
-	return st;
-}
-
-static void pipe_stop(conv *c)
-{
-	pipe_t *p = &c->pipe;
-	if (!p->started)
-		return;
-	pthread_mutex_lock(&p->lock);
-	p->stop = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	for (unsigned i = 0; i < p->nthreads; i++)
-		pthread_join(p->threads[i], NULL);
-	p->nthreads = 0;
-	p->started = false;
-	pthread_cond_destroy(&p->cond);
-	pthread_mutex_destroy(&p->lock);
-}
-
-/* Hands the filled set to the writer thread and continues with the other
- * one (after the thread is done with it). Without a thread: writes here. */
+/* Hands the filled set to the pool (once fewer than PQ_CONV_POOL_DEPTH are
+ * in flight; the failure of one before, if any, is returned) and goes on
+ * with the next set. */
 static pq_status flush(conv *c, bool end_group, pq_error *err)
 {
-	batchset *b = c->cur;
-	b->end_group = end_group;
-	c->text_bytes = 0;
+	pq_conv_set *b = c->cur;
 	if (b->rows == 0 && !end_group)
 		return PQ_OK;
-	if (!c->pipe.started)
-		return write_set(c, b, err);
-	PQ_TRY(pipe_wait(c, err));
-	pipe_t *p = &c->pipe;
-	pthread_mutex_lock(&p->lock);
-	p->job = b;
-	p->gen++;
-	p->next_col = 0;
-	p->active = p->nthreads;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	c->cur = b == &c->sets[0] ? &c->sets[1] : &c->sets[0];
+	b->end_group = end_group;
+	PQ_TRY(pq_conv_pool_submit(&c->pool, b, end_group, err));
+	/* the oldest set: the pool is done with it (PQ_CONV_POOL_DEPTH in flight at most) */
+	c->cur_set = (c->cur_set + 1) % c->nsets;
+	c->cur = &c->sets[c->cur_set];
+	pq_conv_set_clear(c->cur); /* the pool is done with it */
 	return PQ_OK;
 }
 
-static pq_status value_error(conv *c, const column *col, const pq_csv_field *f, pq_status st,
-			     const char *what, pq_error *err)
+/* A bad record (a tokenizer error, a missing or extra field): the rows
+ * before it come first, as on one thread. */
+static pq_status record_failed(conv *c, pq_status st, pq_error *err)
 {
-	char nm[128];
-	pq_conv_msg_name(col->name, nm, sizeof nm);
-	return pq_fail(err, st, "%s: line %llu, column %zu (%s): %s", c->name,
-		       (unsigned long long)f->line, col->csv_index + 1, nm, what);
-}
-
-static pq_status add_value(conv *c, size_t i, const pq_csv_field *f, pq_error *err)
-{
-	column *col = &c->cols[i];
-	bool null = f->null || (f->n == 0 && !col->empty_is_value);
-	if (null) {
-		if (col->required)
-			return value_error(c, col, f, PQ_EINVAL,
-					   "empty value in a REQUIRED column", err);
-		c->cur->cb[i].def[c->cur->rows] = 0;
-		return PQ_OK;
+	pq_error e;
+	pq_status st2 = flush(c, false, &e);
+	if (st2 == PQ_OK)
+		st2 = pq_conv_pool_wait(&c->pool, &e);
+	if (st2 != PQ_OK) {
+		*err = e;
+		return st2;
 	}
-	colbuf *cb = &c->cur->cb[i];
-	cb->def[c->cur->rows] = 1;
-	pq_cv_value v;
-	char why[160];
-	if (!pq_cv_parse(&col->type, f->p, f->n, &v, &col->big, why, sizeof why)) {
-		char q[PQ_ERROR_MSG_MAX / 2], msg[PQ_ERROR_MSG_MAX];
-		pq_cv_quote(f->p, f->n, q, sizeof q);
-		snprintf(msg, sizeof msg, "%s %s", q, why);
-		return value_error(c, col, f, PQ_EINVAL, msg, err);
-	}
-	if (!col->width) {
-		cb->offs[cb->nvals++] = cb->text.len;
-		pq_buf_append(&cb->text, v.p, v.n);
-		if (cb->text.oom)
-			return pq_fail(err, PQ_ENOMEM, "%s: no memory for a batch", c->name);
-		c->text_bytes += v.n;
-		return PQ_OK;
-	}
-	uint8_t *dst = cb->vals + cb->nvals * col->width;
-	switch (col->type.physical) {
-	case PQ_BOOLEAN: *dst = v.v.b; break;
-	case PQ_INT32: memcpy(dst, &v.v.i32, 4); break;
-	case PQ_FLOAT: memcpy(dst, &v.v.f32, 4); break;
-	case PQ_INT64: memcpy(dst, &v.v.i64, 8); break;
-	case PQ_DOUBLE: memcpy(dst, &v.v.f64, 8); break;
-	default: memcpy(dst, v.p, col->width); break; /* FLBA: exactly width bytes */
-	}
-	cb->nvals++;
-	return PQ_OK;
+	return st;
 }
 
 static pq_status check_ragged(conv *c, pq_error *err)
@@ -505,18 +462,45 @@ static pq_status infer_pass(conv *c, pq_error *err)
 		if (ok)
 			return PQ_OK;
 	}
-	for (;;) {
-		bool done;
-		PQ_TRY(pq_csv_next(&c->r, &done, err));
-		if (done)
-			return PQ_OK;
-		PQ_TRY(check_ragged(c, err));
-		for (size_t i = 0; i < c->ncols; i++) {
-			const pq_csv_field *f = &c->r.fields[i];
-			if (!f->null && f->n)
-				pq_infer_add(&c->cols[i].inf, f->p, f->n);
+	if (c->threads < 2) { /* no copy of the records: straight into the states */
+		for (;;) {
+			bool done;
+			PQ_TRY(pq_csv_next(&c->r, &done, err));
+			if (done)
+				return PQ_OK;
+			PQ_TRY(check_ragged(c, err));
+			for (size_t i = 0; i < c->ncols; i++) {
+				const pq_csv_field *f = &c->r.fields[i];
+				if (!f->null && f->n)
+					pq_infer_add(&c->cols[i].inf, f->p, f->n);
+			}
 		}
 	}
+	/* This thread tokenizes, the pool's threads feed the columns to
+	 * inference (a column's values in file order, as on one thread). */
+	size_t rows = c->ncols ? INFER_SET_BYTES / (c->ncols * 12 + 8) : BATCH_MAX_ROWS;
+	rows = rows < 1 ? 1 : rows > BATCH_MAX_ROWS ? BATCH_MAX_ROWS : rows;
+	PQ_TRY(alloc_sets(c, rows, false, err));
+	PQ_TRY(pq_conv_pool_start(&c->pool, c->threads, c->ncols, infer_column, NULL, c, err));
+	pq_status st = PQ_OK;
+	for (;;) {
+		bool done;
+		st = pq_csv_next(&c->r, &done, err);
+		if (st == PQ_OK && !done)
+			st = check_ragged(c, err);
+		if (st != PQ_OK || done)
+			break;
+		PQ_TRY(pq_conv_set_add(c->cur, &c->r, c->name, err));
+		if (c->cur->rows == c->cur->cap || c->cur->raw.len >= BATCH_TEXT_BYTES)
+			PQ_TRY(flush(c, false, err));
+	}
+	if (st == PQ_OK)
+		st = flush(c, false, err);
+	if (st == PQ_OK)
+		st = pq_conv_pool_wait(&c->pool, err);
+	pq_conv_pool_stop(&c->pool);
+	free_sets(c);
+	return st;
 }
 
 static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_stats *stats,
@@ -534,44 +518,34 @@ static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_st
 		if (st != PQ_OK)
 			return pq_context(err, "%s", c->name);
 	}
-	pipe_t *p = &c->pipe;
-	if (c->threads > 1) {
-		pthread_mutex_init(&p->lock, NULL);
-		pthread_cond_init(&p->cond, NULL);
-		p->started = true;
-		for (unsigned i = 0; i < want; i++) {
-			c->wargs[i] = (worker_arg){c, i};
-			if (pthread_create(&p->threads[i], NULL, writer_thread, &c->wargs[i]) != 0)
-				break;
-			p->nthreads++;
-		}
-		if (p->nthreads == 0) { /* no thread: the same work, in this one */
-			p->started = false;
-			pthread_cond_destroy(&p->cond);
-			pthread_mutex_destroy(&p->lock);
-		}
-	}
+	/* threads=1: no thread, every set parsed and written on this one */
+	st = pq_conv_pool_start(&c->pool, c->threads > 1 ? want : 0, c->ncols, write_column, end_set,
+				c, err);
+	if (st != PQ_OK)
+		return pq_context(err, "%s", c->name);
 	for (;;) {
 		bool done;
-		PQ_TRY(pq_csv_next(&c->r, &done, err));
+		st = pq_csv_next(&c->r, &done, err);
+		if (st == PQ_OK && !done)
+			st = check_ragged(c, err);
+		if (st != PQ_OK)
+			return record_failed(c, st, err);
 		if (done)
 			break;
-		PQ_TRY(check_ragged(c, err));
-		for (size_t i = 0; i < c->ncols; i++)
-			PQ_TRY(add_value(c, i, &c->r.fields[c->cols[i].csv_index], err));
-		c->cur->rows++;
+		PQ_TRY(pq_conv_set_add(c->cur, &c->r, c->name, err));
 		c->group_rows++;
 		c->prog.rows++;
 		if (c->group_rows == c->row_group_rows) {
 			PQ_TRY(flush(c, true, err));
 			c->group_rows = 0;
-		} else if (c->cur->rows == c->batch_rows || c->text_bytes >= BATCH_TEXT_BYTES) {
+		} else if (c->cur->rows == c->batch_rows || c->cur->text_bytes >= BATCH_TEXT_BYTES ||
+			   c->cur->raw.len >= BATCH_RAW_BYTES) {
 			PQ_TRY(flush(c, false, err));
 		}
 	}
 	PQ_TRY(flush(c, false, err));
-	PQ_TRY(pipe_wait(c, err));
-	pipe_stop(c);
+	PQ_TRY(pq_conv_pool_wait(&c->pool, err));
+	pq_conv_pool_stop(&c->pool);
 	pq_write_stats ws = {0};
 	st = pq_writer_close(c->w, &ws, err);
 	if (st != PQ_OK)
@@ -673,6 +647,12 @@ static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text
 	uint8_t delim = ip->delimiter;
 	if (ip->format == PQ_CSV_COMMA && !delim)
 		PQ_TRY(pq_csv_detect_delimiter(&c->in, &delim, err));
+	/* with threads: a compressed input is inflated on a thread of its own */
+	c->in.read_ahead = c->threads > 1;
+	/* inferring types reads a compressed file twice: the second time from
+	 * the bytes the first pass kept (when they fit), not decompressed again */
+	if (!schema_text)
+		pq_csv_input_spool(&c->in, NULL);
 	PQ_TRY(pq_csv_reader_init_input(&c->r, &c->in, ip->format, delim, err));
 	pq_bytes *names = NULL;
 	size_t n = 0;
@@ -741,10 +721,7 @@ pq_status pq_convert_csv_ex(int in_fd, int out_fd, const char *display_name,
 	if (stats)
 		memset(stats, 0, sizeof *stats);
 	pq_status st = convert(&c, in_fd, out_fd, schema_text, opts, stats, err);
-	if (c.pipe.started) { /* a failure while the thread runs: let it finish first */
-		pipe_wait(&c, NULL);
-		pipe_stop(&c);
-	}
+	pq_conv_pool_stop(&c.pool); /* after a failure: lets a pending set finish */
 	if (c.w)
 		pq_writer_free(c.w);
 	free_columns(&c);

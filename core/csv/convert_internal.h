@@ -7,8 +7,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pq_arena.h"
+#include "pq_buf.h"
 #include "pq_bytes.h"
 #include "pq_error.h"
 #include "pq_metadata.h"
@@ -49,5 +51,46 @@ struct pq_infer;
  * single-threaded pass then reports). */
 pq_status pq_conv_infer_parallel(const pq_conv_infer_in *in, struct pq_infer *out, bool *ok,
 				 pq_error *err);
+
+/* ---- a set of tokenized records (convert_set.c) ------------------------ */
+
+/* One column's typed values of a set (the value pass), schema order. */
+typedef struct pq_conv_colbuf {
+	uint8_t *def;
+	uint8_t *vals;      /* fixed-width values */
+	size_t nvals;
+	size_t *offs;       /* BYTE_ARRAY copied to text: start of each value (+1 end) */
+	pq_bytes *views;
+	pq_buf text;
+} pq_conv_colbuf;
+
+#define PQ_CONV_NULL 0x80000000u /* in len: a NULL field */
+
+/* Records as the tokenizer gave them, copied so the tokenizer can go on
+ * while threads parse them column by column: the field bytes of every
+ * record one after another in raw, and per field (CSV column c, row r at
+ * [c * cap + r]) its offset in raw, its length (| PQ_CONV_NULL) and its
+ * line less the record's line. */
+typedef struct pq_conv_set {
+	size_t ncols, cap, rows;
+	pq_buf raw;
+	uint64_t *line;     /* cap: the line of the record's first field */
+	uint32_t *off, *len, *dline;
+	pq_conv_colbuf *cb; /* the value pass: schema order */
+	size_t text_bytes;  /* raw bytes of the fields counted by text_cols */
+	const bool *text_cols; /* CSV order; NULL: none */
+	bool end_group;     /* end the row group after writing it */
+} pq_conv_set;
+
+/* Room for cap records of ncols fields (the field arrays only). */
+pq_status pq_conv_set_alloc(pq_conv_set *s, size_t ncols, size_t cap, const char *name,
+			    pq_error *err);
+/* Appends the reader's record (exactly ncols fields). */
+pq_status pq_conv_set_add(pq_conv_set *s, const struct pq_csv_reader *r, const char *name,
+			  pq_error *err);
+/* Empties the set (keeps its memory). */
+void pq_conv_set_clear(pq_conv_set *s);
+/* Frees the field arrays and raw (not cb). */
+void pq_conv_set_free(pq_conv_set *s);
 
 #endif

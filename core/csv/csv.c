@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "pq_csv.h"
 
@@ -297,6 +300,124 @@ static pq_status plain_field(pq_csv_reader *r, bool *is_null_escape, pq_error *e
 	return PQ_OK;
 }
 
+/* Bit i set when w[i] is a delimiter, CR, LF or x (the quote, or TSV's
+ * backslash), for the (up to) 64 bytes from w on. */
+static inline uint64_t special64(const pq_csv_reader *r, const uint8_t *w, const uint8_t *e,
+				 uint8_t x)
+{
+	uint64_t m = 0;
+#if defined(__SSE2__)
+	if (e - w >= 64) {
+		__m128i d = _mm_set1_epi8((char)r->delim), lf = _mm_set1_epi8('\n'),
+			cr = _mm_set1_epi8('\r'), xx = _mm_set1_epi8((char)x);
+		for (int k = 0; k < 4; k++) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(w + 16 * k));
+			__m128i hit = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(v, d), _mm_cmpeq_epi8(v, lf)),
+				_mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, xx)));
+			m |= (uint64_t)(uint16_t)_mm_movemask_epi8(hit) << (16 * k);
+		}
+		return m;
+	}
+#endif
+	size_t n = e - w < 64 ? (size_t)(e - w) : 64;
+	for (size_t i = 0; i < n; i++)
+		if (w[i] == r->delim || w[i] == '\n' || w[i] == '\r' || w[i] == x)
+			m |= (uint64_t)1 << i;
+	return m;
+}
+
+static inline unsigned first_bit(uint64_t m)
+{
+#if defined(__GNUC__)
+	return (unsigned)__builtin_ctzll(m);
+#else
+	unsigned i = 0;
+	while (!(m & 1)) {
+		m >>= 1;
+		i++;
+	}
+	return i;
+#endif
+}
+
+/* The common record: no quote (CSV) or backslash (TSV), whole in the
+ * buffer, within the limits. One scan finds its fields and one copy puts
+ * the record into rec (delimiters included: a field's bytes are given by
+ * its start and length). false, with nothing consumed, for anything else:
+ * the general path below then reads it (and reports what is wrong). */
+static bool fast_record(pq_csv_reader *r)
+{
+	const uint8_t *b = r->buf, *s = b + r->pos, *e = b + r->end, *q;
+	bool tsv = r->format == PQ_CSV_TAB;
+	uint8_t x = tsv ? '\\' : '"';
+	if (r->fields_cap == 0 || r->max_columns == 0 || (!tsv && s < e && *s == '"'))
+		return false;
+	size_t n = 0;
+	r->starts[0] = 0;
+	/* the special bytes of 64 bytes at a time, in file order */
+	const uint8_t *w = s;
+	uint64_t mask = special64(r, w, e, x);
+	for (;;) {
+		while (mask == 0) {
+			w += 64;
+			if (w >= e)
+				return false; /* the record goes on in the next block */
+			mask = special64(r, w, e, x);
+		}
+		q = w + first_bit(mask);
+		mask &= mask - 1;
+		if (*q == x) {
+			if (tsv)
+				return false; /* an escape: the general path decodes it */
+			continue; /* a quote inside an unquoted field is data */
+		}
+		if ((size_t)(q - s) - r->starts[n] > r->max_field)
+			return false;
+		n++;
+		if (*q != r->delim)
+			break; /* CR or LF */
+		if (n == r->fields_cap || n >= r->max_columns)
+			return false;
+		r->starts[n] = (size_t)(q + 1 - s);
+		if (!tsv && q + 1 < e && q[1] == '"')
+			return false; /* a quoted field */
+	}
+	size_t len = (size_t)(q - s);
+	if (*q == '\r') {
+		if (q + 1 == e)
+			return false; /* an LF may follow in the next block */
+		q += q[1] == '\n' ? 2 : 1;
+	} else {
+		q++;
+	}
+	if (len > r->max_record)
+		return false;
+	if (r->rec_cap < len) {
+		size_t cap = r->rec_cap ? r->rec_cap : 4096;
+		while (cap < len)
+			cap *= 2;
+		uint8_t *p2 = realloc(r->rec, cap);
+		if (!p2)
+			return false; /* the general path says so */
+		r->rec = p2;
+		r->rec_cap = cap;
+	}
+	memcpy(r->rec, s, len);
+	r->rec_len = len;
+	for (size_t i = 0; i < n; i++) {
+		size_t end = i + 1 < n ? r->starts[i + 1] - 1 : len;
+		size_t fn = end - r->starts[i];
+		r->fields[i] = (pq_csv_field){.p = r->rec + r->starts[i], .n = fn, .line = r->line,
+					      .null = !tsv && fn == 0};
+	}
+	r->nfields = n;
+	r->pos = (size_t)(q - b);
+	r->line++;
+	r->records++;
+	return true;
+}
+
 pq_status pq_csv_next(pq_csv_reader *r, bool *done, pq_error *err)
 {
 	*done = false;
@@ -315,6 +436,8 @@ pq_status pq_csv_next(pq_csv_reader *r, bool *done, pq_error *err)
 	}
 	r->record_line = r->line;
 	r->record_off = r->bytes_read - (r->end - r->pos);
+	if (fast_record(r))
+		return PQ_OK;
 	uint8_t delim = r->delim;
 	for (;;) {
 		PQ_TRY(begin_field(r, err));

@@ -21,8 +21,9 @@ enum cls { C_STRING, C_BOOL, C_INT, C_BIGINT, C_DOUBLE, C_DATE, C_TS };
 
 static enum cls classify(pq_infer *s, const uint8_t *p, size_t n)
 {
-	if ((n == 4 && !strncasecmp((const char *)p, "true", 4)) ||
-	    (n == 5 && !strncasecmp((const char *)p, "false", 5)))
+	uint8_t c0 = n ? (uint8_t)(p[0] | 0x20) : 0;
+	if ((c0 == 't' && n == 4 && !strncasecmp((const char *)p, "true", 4)) ||
+	    (c0 == 'f' && n == 5 && !strncasecmp((const char *)p, "false", 5)))
 		return C_BOOL;
 	if (n == 0)
 		return C_STRING;

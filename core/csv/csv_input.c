@@ -10,15 +10,106 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "codec/pq_codec.h"
 #include "pq_csv.h"
 
 #define RAW_CHUNK (256u << 10)
+
+/* The decompressed bytes of the first pass (pq_csv_input_spool). */
+struct pq_csv_spool {
+	int fd;
+	uint64_t len, cap;
+	bool failed, complete;
+};
+
+void pq_csv_input_spool(pq_csv_input *in, const char *dir)
+{
+	if (in->codec == PQ_INPUT_PLAIN || !in->seekable || in->spool || in->out_bytes)
+		return;
+	if (!dir || !*dir)
+		dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	struct statvfs vs;
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	struct pq_csv_spool *sp = calloc(1, sizeof *sp);
+	if (!sp || fstatvfs(fd, &vs) != 0) {
+		free(sp);
+		close(fd);
+		return;
+	}
+	sp->fd = fd;
+	sp->cap = (uint64_t)vs.f_bavail * vs.f_frsize / 2;
+	in->spool = sp;
+}
+
+/* Keeps n more decompressed bytes; end: the stream ended there. */
+void pq_csv_input_spool_put(pq_csv_input *in, const uint8_t *p, size_t n, bool end)
+{
+	if (end && in->spool && !in->spool->failed)
+		in->spool->complete = true;
+	struct pq_csv_spool *sp = in->spool;
+	if (!sp || sp->failed || sp->complete || in->from_spool)
+		return;
+	if (n > sp->cap - sp->len) {
+		sp->failed = true; /* no room: the rewind decompresses again */
+		return;
+	}
+	while (n > 0) {
+		ssize_t w = pwrite(sp->fd, p, n, (off_t)sp->len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			sp->failed = true;
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+		sp->len += (uint64_t)w;
+	}
+}
+
+static void spool_free(pq_csv_input *in)
+{
+	if (!in->spool)
+		return;
+	close(in->spool->fd);
+	free(in->spool);
+	in->spool = NULL;
+	in->from_spool = false;
+}
+
+/* The next bytes of the kept stream; raw_off goes along in proportion. */
+static pq_status spool_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			    pq_error *err)
+{
+	struct pq_csv_spool *sp = in->spool;
+	for (;;) {
+		size_t want = sp->len - in->spool_off < cap ? (size_t)(sp->len - in->spool_off) : cap;
+		ssize_t r = want ? pread(sp->fd, buf, want, (off_t)in->spool_off) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (r == 0 && want))
+			return pq_fail(err, PQ_EIO, "%s: reading back the decompressed bytes: %s",
+				       in->name, r < 0 ? strerror(errno) : "short file");
+		*got = (size_t)r;
+		in->spool_off += (uint64_t)r;
+		in->raw_off = sp->len ? (uint64_t)((long double)in->spool_off * in->raw_size / sp->len)
+				      : in->raw_size;
+		if (in->on_block)
+			in->on_block(in->ctx);
+		return PQ_OK;
+	}
+}
 
 pq_input_codec pq_csv_sniff(const uint8_t *p, size_t n)
 {
@@ -85,6 +176,8 @@ pq_status pq_csv_input_open(pq_csv_input *in, int fd, const char *name, pq_input
 
 void pq_csv_input_free(pq_csv_input *in)
 {
+	pq_csv_ahead_free(in);
+	spool_free(in);
 	free(in->raw);
 	pq_unpack_free(in->u);
 	memset(in, 0, sizeof *in);
@@ -95,6 +188,13 @@ pq_status pq_csv_input_rewind(pq_csv_input *in, pq_error *err)
 {
 	if (!in->seekable)
 		return pq_fail(err, PQ_EINVAL, "%s: a pipe cannot be read twice", in->name);
+	pq_csv_ahead_stop(in);
+	if (in->spool && in->spool->complete) {
+		in->from_spool = true; /* read back, not decompressed again */
+		in->spool_off = 0;
+	} else {
+		spool_free(in); /* kept only part: of no use */
+	}
 	in->raw_off = 0;
 	in->raw_pos = in->raw_end = 0;
 	in->raw_eof = false;
@@ -104,8 +204,8 @@ pq_status pq_csv_input_rewind(pq_csv_input *in, pq_error *err)
 	return PQ_OK;
 }
 
-static pq_status unpack_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
-			     pq_error *err)
+pq_status pq_csv_input_unpack(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			      pq_error *err)
 {
 	for (;;) {
 		if (in->raw_pos == in->raw_end && !in->raw_eof) {
@@ -118,11 +218,16 @@ static pq_status unpack_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t 
 		if (st != PQ_OK)
 			return pq_context(err, "%s", in->name);
 		in->raw_pos = in->raw_end - left;
-		if (*got)
+		if (*got) {
+			pq_csv_input_spool_put(in, buf, *got, false);
 			return PQ_OK;
+		}
 		if (in->raw_pos == in->raw_end && in->raw_eof) {
 			st = pq_unpack_finish(in->u, err);
-			return st == PQ_OK ? PQ_OK : pq_context(err, "%s", in->name);
+			if (st != PQ_OK)
+				return pq_context(err, "%s", in->name);
+			pq_csv_input_spool_put(in, NULL, 0, true);
+			return PQ_OK;
 		}
 	}
 }
@@ -131,8 +236,12 @@ pq_status pq_csv_input_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *
 			    pq_error *err)
 {
 	*got = 0;
-	if (in->codec != PQ_INPUT_PLAIN) {
-		PQ_TRY(unpack_read(in, buf, cap, got, err));
+	if (in->from_spool) {
+		PQ_TRY(spool_read(in, buf, cap, got, err));
+	} else if (in->codec != PQ_INPUT_PLAIN && in->read_ahead) {
+		PQ_TRY(pq_csv_ahead_read(in, buf, cap, got, err));
+	} else if (in->codec != PQ_INPUT_PLAIN) {
+		PQ_TRY(pq_csv_input_unpack(in, buf, cap, got, err));
 	} else if (in->raw_pos < in->raw_end) { /* the first block, read at open */
 		size_t n = in->raw_end - in->raw_pos < cap ? in->raw_end - in->raw_pos : cap;
 		memcpy(buf, in->raw + in->raw_pos, n);

@@ -221,9 +221,11 @@ int pq_cv_number_shape(const uint8_t *p, size_t n, pq_cv_number *num)
 	}
 	/* nan, inf, infinity (any case) */
 	size_t rest = n - i;
-	if ((rest == 3 && !strncasecmp((const char *)p + i, "nan", 3)) ||
-	    (rest == 3 && !strncasecmp((const char *)p + i, "inf", 3)) ||
-	    (rest == 8 && !strncasecmp((const char *)p + i, "infinity", 8))) {
+	uint8_t c0 = rest ? (uint8_t)(p[i] | 0x20) : 0;
+	if ((c0 == 'n' || c0 == 'i') && /* only then the calls below */
+	    ((rest == 3 && !strncasecmp((const char *)p + i, "nan", 3)) ||
+	     (rest == 3 && !strncasecmp((const char *)p + i, "inf", 3)) ||
+	     (rest == 8 && !strncasecmp((const char *)p + i, "infinity", 8)))) {
 		num->special = true;
 		return 1;
 	}
@@ -277,6 +279,24 @@ bool pq_cv_strtod(const uint8_t *p, size_t n, bool single, double *d, float *f)
 	return end == tmp + n;
 }
 
+/* A decimal of at most 15 digits without an exponent, as strtod gives it:
+ * the digits are an exact integer below 2^53 and 10^frac (frac <= 22) is
+ * exact too, so one IEEE division rounds correctly (Clinger's fast path). */
+static bool fast_double(const uint8_t *p, size_t n, const pq_cv_number *num, double *out)
+{
+	static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+				       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	if (num->special || num->exp || num->int_digits + num->frac_digits > 15)
+		return false;
+	uint64_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] >= '0' && p[i] <= '9')
+			m = m * 10 + (uint64_t)(p[i] - '0');
+	double d = (double)m / pow10[num->frac_digits];
+	*out = num->minus ? -d : d;
+	return true;
+}
+
 static bool parse_float(const pq_cv_type *t, const uint8_t *p, size_t n, pq_cv_value *out,
 			char *why, size_t len)
 {
@@ -286,6 +306,10 @@ static bool parse_float(const pq_cv_type *t, const uint8_t *p, size_t n, pq_cv_v
 	bool single = t->kind == PQ_CV_FLOAT;
 	double d = 0;
 	float f = 0;
+	if (!single && fast_double(p, n, &num, &d)) {
+		out->v.f64 = d;
+		return true;
+	}
 	if (!pq_cv_strtod(p, n, single, &d, &f))
 		return not_a(t, why, len);
 	double v = single ? (double)f : d;

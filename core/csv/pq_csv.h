@@ -49,6 +49,12 @@ typedef struct pq_csv_input {
 	uint64_t max_out;
 	void (*on_block)(void *ctx); /* after every read of the file */
 	void *ctx;
+	struct pq_csv_spool *spool; /* the decompressed bytes kept for a second pass */
+	bool from_spool;      /* reading them (after the rewind) */
+	uint64_t spool_off;
+	bool read_ahead;      /* compressed: decompress on a thread of its own, a
+				 few blocks ahead of the reader (csv_input_ahead.c) */
+	struct pq_csv_ahead *ahead;
 } pq_csv_input;
 
 /* The codec a file starts with (gzip, zstd magic), else PLAIN. */
@@ -64,6 +70,26 @@ pq_status pq_csv_input_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *
 			    pq_error *err);
 /* Back to the first byte (regular files only). */
 pq_status pq_csv_input_rewind(pq_csv_input *in, pq_error *err);
+/* A compressed input: the decompressed bytes of this pass are also written
+ * to an unlinked temporary file in dir (NULL: $TMPDIR, else /tmp), at most
+ * half the space free there; if the whole stream fits, the rewind reads
+ * that file instead of decompressing again. Call at offset 0. Without
+ * room or a file nothing is kept (no error): the rewind decompresses. */
+void pq_csv_input_spool(pq_csv_input *in, const char *dir);
+/* Keeps n more decompressed bytes (the read-ahead thread's blocks, as the
+ * reader takes them); end: the stream ended there. */
+void pq_csv_input_spool_put(pq_csv_input *in, const uint8_t *p, size_t n, bool end);
+/* The decompressed bytes as read from the file (csv_input.c), for the
+ * read-ahead thread; the max_out cap is the reader's side's. */
+pq_status pq_csv_input_unpack(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			      pq_error *err);
+/* The read-ahead thread (csv_input_ahead.c): the next bytes from its
+ * blocks (started on the first call); stop joins it and gives the
+ * decoder back to in (before a rewind); free also frees its blocks. */
+pq_status pq_csv_ahead_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,
+			    pq_error *err);
+void pq_csv_ahead_stop(pq_csv_input *in);
+void pq_csv_ahead_free(pq_csv_input *in);
 
 /* ---- the tokenizer (csv.c) ---------------------------------------------- */
 
