@@ -171,6 +171,17 @@ static void free_queue(pq_conv_pool *p)
 	free(p->cost);
 }
 
+/* Back to a pool not started (its threads are gone or never came). */
+static void teardown(pq_conv_pool *p)
+{
+	p->started = false;
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	free_queue(p);
+	p->col_seq = p->cost = NULL;
+	memset(p->q, 0, sizeof p->q);
+}
+
 pq_status pq_conv_pool_start(pq_conv_pool *p, unsigned threads, size_t ncols, pq_conv_col_fn col,
 			     pq_conv_end_fn end, void *ctx, pq_error *err)
 {
@@ -207,14 +218,8 @@ pq_status pq_conv_pool_start(pq_conv_pool *p, unsigned threads, size_t ncols, pq
 			break;
 		p->nthreads++;
 	}
-	if (p->nthreads == 0) { /* no thread: the same work, on the caller's */
-		p->started = false;
-		pthread_cond_destroy(&p->cond);
-		pthread_mutex_destroy(&p->lock);
-		free_queue(p);
-		p->col_seq = p->cost = NULL;
-		memset(p->q, 0, sizeof p->q);
-	}
+	if (p->nthreads == 0) /* no thread: the same work, on the caller's */
+		teardown(p);
 	return PQ_OK;
 }
 
@@ -296,10 +301,5 @@ void pq_conv_pool_stop(pq_conv_pool *p)
 	for (unsigned i = 0; i < p->nthreads; i++)
 		pthread_join(p->threads[i], NULL);
 	p->nthreads = 0;
-	p->started = false;
-	pthread_cond_destroy(&p->cond);
-	pthread_mutex_destroy(&p->lock);
-	free_queue(p);
-	p->col_seq = p->cost = NULL;
-	memset(p->q, 0, sizeof p->q);
+	teardown(p);
 }

@@ -2,6 +2,9 @@
  * core/csv/. */
 #ifndef PQ_CONVERT_POOL_H
 #define PQ_CONVERT_POOL_H
+#ifndef PQ_CORE_BUILD
+#error "convert_pool.h is private to core/"
+#endif
 
 #include <pthread.h>
 #include <stdbool.h>
