@@ -341,6 +341,7 @@ static void adopt_file(pfs_staging *s, stg_ent *e, const struct stat *st)
 			(void)unlink(done);
 		e->converted = false;
 	}
+	stg_ahead_drop(s, e);
 	e->gen = (uint64_t)st->st_ino;
 	e->writers = 0;
 	e->dirty = e->written = false;
@@ -441,6 +442,7 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 			goto fail;
 		}
 		(void)fstat(h->fd, st);
+		stg_ahead_arm(s, e, (uint64_t)st->st_size);
 	}
 	if (locked)
 		pthread_mutex_unlock(&e->lock);
@@ -465,6 +467,7 @@ static void handle_close(pfs_staging *s, stg_handle *h)
 		if (h->gen == e->gen && e->writers > 0 && --e->writers == 0) {
 			if (e->dirty && !e->converted) {
 				(void)stg_finish(s, e, h->fd, false);
+				stg_ahead_drop(s, e);
 			} else if (e->converted) {
 				char done[PATH_MAX];
 				if (stg_store_path(s, e->rel, STG_MARK_DONE, done, sizeof done) == 0)
@@ -472,6 +475,7 @@ static void handle_close(pfs_staging *s, stg_handle *h)
 				e->converted = false;
 			}
 			stg_marker_clear(s, e);
+			stg_ahead_drop(s, e);
 		}
 		pthread_mutex_unlock(&e->lock);
 	}
@@ -614,9 +618,17 @@ void pfs_stg_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		pthread_mutex_lock(&e->lock);
 		if (h->gen == e->gen && !e->write_err)
 			e->write_err = -rc;
+		if (h->gen == e->gen)
+			stg_ahead_drop(s, e);
 		pthread_mutex_unlock(&e->lock);
 		fuse_reply_err(req, -rc);
 	} else {
+		if (e->ahead || e->ahead_armed) { /* racy peek; checked again under the lock */
+			pthread_mutex_lock(&e->lock);
+			if (h->gen == e->gen)
+				stg_ahead_wrote(s, e, h->fd, (uint64_t)off, done);
+			pthread_mutex_unlock(&e->lock);
+		}
 		fuse_reply_write(req, done);
 	}
 }
@@ -630,8 +642,10 @@ void pfs_stg_flush(fuse_req_t req, struct fuse_file_info *fi)
 	if (h->writable) {
 		pthread_mutex_lock(&e->lock);
 		/* dirty, not only written: an empty file closes with EINVAL */
-		if (h->gen == e->gen && e->dirty && !e->converted && e->writers == 1)
+		if (h->gen == e->gen && e->dirty && !e->converted && e->writers == 1) {
 			rc = stg_finish(s, e, h->fd, true);
+			stg_ahead_drop(s, e);
+		}
 		pthread_mutex_unlock(&e->lock);
 	}
 	fuse_reply_err(req, -rc);
@@ -684,6 +698,7 @@ void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
 		rc = -EPERM;
 	if (rc == 0 && kind == PFS_K_STG_FILE && (to_set & FUSE_SET_ATTR_SIZE)) {
 		pthread_mutex_lock(&e->lock);
+		stg_ahead_drop(s, e); /* the bytes it read may go */
 		if ((h ? ftruncate(h->fd, attr->st_size) : truncate(p, attr->st_size)) != 0)
 			rc = -errno;
 		else if (!h || h->gen == e->gen)
@@ -809,6 +824,7 @@ void pfs_stg_unlink(fuse_req_t req, pfs_node *dir, const char *name)
 		} else if (!stg_error_base(name)) {
 			/* open handles keep writing to the removed bytes, unconverted */
 			stg_marker_clear(s, e);
+			stg_ahead_drop(s, e);
 			e->gen = 0;
 			e->writers = 0;
 			e->dirty = e->written = false;
@@ -893,6 +909,7 @@ void pfs_staging_free(pfs_staging *s)
 	for (size_t i = 0; s->by_rel && i < s->nbuckets; i++) {
 		for (stg_ent *e = s->by_rel[i], *next; e; e = next) {
 			next = e->next_rel;
+			stg_ahead_drop(s, e);
 			pthread_mutex_destroy(&e->lock);
 			free(e->rel);
 			free(e);

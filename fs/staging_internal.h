@@ -59,6 +59,9 @@ typedef struct stg_ent {
 			       * handle of this gen is released */
 	int write_err;        /* errno of a failed write since the last truncation:
 			       * the next close fails with it, nothing converts */
+	pq_infer_ahead *ahead; /* types inferred as the bytes arrive, or NULL */
+	uint64_t ahead_end;   /* bytes written in order from offset 0 (told to it) */
+	bool ahead_armed;     /* empty with one writer: a write at 0 starts it */
 	bool has_owner;       /* owner is known (from the create) */
 	pfs_cred owner;       /* who created the staged file: staging acts for them */
 } stg_ent;
@@ -76,6 +79,7 @@ struct pfs_staging {
 	pthread_t recovery;
 	bool recovery_started;
 	atomic_bool stop;
+	atomic_int aheads;    /* staged files being inferred as written (a cap) */
 	/* staging_ops.c: the operations it wraps, and the wrapped table */
 	const struct fuse_lowlevel_ops *next;
 	struct fuse_lowlevel_ops ops;
@@ -83,6 +87,13 @@ struct pfs_staging {
 
 /* ---- staging.c ---- */
 stg_ent *stg_ent_get(pfs_staging *s, const char *rel);
+/* ---- staging_ahead.c: types inferred while a CSV is written (e->lock held) ---- */
+/* Stops and frees e's inference ahead, if any, and disarms it. */
+void stg_ahead_drop(pfs_staging *s, stg_ent *e);
+/* A writer opened e's bytes, now size bytes long: armed when it may start. */
+void stg_ahead_arm(pfs_staging *s, stg_ent *e, uint64_t size);
+/* n bytes written at off through fd: starts, feeds or stops it. */
+void stg_ahead_wrote(pfs_staging *s, stg_ent *e, int fd, uint64_t off, size_t n);
 
 /* ---- staging_store.c ---- */
 stg_type stg_type_of(const char *name);

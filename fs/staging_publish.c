@@ -334,15 +334,17 @@ static pq_status convert_plain(pfs_staging *s, stg_ent *e, stg_type t, int in, i
 	progress pr = {.s = s, .rel = e->rel};
 	pq_convert_input ci = {.format = t == STG_T_TSV ? PQ_CSV_TAB : PQ_CSV_COMMA,
 			       .delimiter = o->delimiter, .codec = stg_codec_of(e->name),
-			       .progress = progress_show, .progress_ctx = &pr};
+			       .progress = progress_show, .progress_ctx = &pr,
+			       .ahead = e->ahead};
 	st = pq_convert_csv_ex(in, out, e->name, &ci, schema, &wo, &stats, err);
 	progress_end(&pr);
 	pq_write_keys_free(&keys);
 	free(schema);
 	if (st == PQ_OK)
-		pfs_log(LOG_INFO, "staging: %s: %llu rows in %llu row groups, %llu bytes", e->rel,
+		pfs_log(LOG_INFO, "staging: %s: %llu rows in %llu row groups, %llu bytes%s", e->rel,
 			(unsigned long long)stats.rows, (unsigned long long)stats.row_groups,
-			(unsigned long long)stats.bytes_out);
+			(unsigned long long)stats.bytes_out,
+			stats.inferred_ahead ? " (types inferred while it was written)" : "");
 	return st;
 }
 

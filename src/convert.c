@@ -328,8 +328,9 @@ static int anon_file(void)
 	return fd;
 }
 
-/* Copies all of in (from where it stands, read()) to out (write()). */
-static bool pump(int in, int out, bool positional, const char *what)
+/* Copies all of in (from where it stands, read()) to out (write()); the
+ * bytes written so far are reported to grow (types inferred meanwhile). */
+static bool pump(int in, int out, bool positional, const char *what, pq_infer_ahead *grow)
 {
 	static char buf[1 << 16];
 	off_t off = 0;
@@ -354,6 +355,8 @@ static bool pump(int in, int out, bool positional, const char *what)
 			}
 			done += w;
 		}
+		if (grow)
+			pq_infer_ahead_grow(grow, (uint64_t)off);
 	}
 }
 
@@ -366,6 +369,7 @@ static int convert(const char *in_path, const char *out_path, const pq_convert_i
 {
 	bool from_stdin = !strcmp(in_path, "-"), to_stdout = !strcmp(out_path, "-");
 	int in;
+	pq_infer_ahead *ahead = NULL;
 	if (from_stdin) {
 		/* a second pass (inference, delimiter detection) needs a file */
 		bool two = !schema || (ci->format == PQ_CSV_COMMA && !ci->delimiter);
@@ -373,12 +377,17 @@ static int convert(const char *in_path, const char *out_path, const pq_convert_i
 		struct stat st;
 		if (two && !(fstat(in, &st) == 0 && S_ISREG(st.st_mode))) {
 			in = anon_file();
-			if (in < 0 || !pump(STDIN_FILENO, in, false, "standard input")) {
+			/* the types are inferred while standard input is copied */
+			pq_error aerr;
+			if (in >= 0 && !schema && pq_infer_ahead_start(in, "stdin", ci, &ahead, &aerr) != PQ_OK)
+				ahead = NULL;
+			if (in < 0 || !pump(STDIN_FILENO, in, false, "standard input", ahead)) {
 				if (in < 0)
 					fprintf(stderr, "cannot make a temporary file in $TMPDIR: %s\n",
 						strerror(errno));
 				else
 					close(in);
+				pq_infer_ahead_free(ahead);
 				return 1;
 			}
 		}
@@ -414,10 +423,12 @@ static int convert(const char *in_path, const char *out_path, const pq_convert_i
 		free(tmp);
 		if (in != STDIN_FILENO)
 			close(in);
+		pq_infer_ahead_free(ahead);
 		return 1;
 	}
 	char *ncopy = strdup(in_path);
 	pq_convert_input c2 = *ci;
+	c2.ahead = ahead;
 	tty_progress tp = {.last = -1}; /* the first block shows at once */
 	clock_gettime(CLOCK_MONOTONIC, &tp.start);
 	if (!quiet && isatty(STDERR_FILENO)) {
@@ -432,13 +443,16 @@ static int convert(const char *in_path, const char *out_path, const pq_convert_i
 			     : pq_fail(&err, PQ_ENOMEM, "out of memory");
 	if (st == PQ_OK && tp.shown)
 		fputc('\n', stderr); /* the last line stays: how long it took */
-	if (st == PQ_OK && c2.split_bytes) /* the test hook also says what it did */
+	if (st == PQ_OK && c2.split_bytes) { /* the test hook also says what it did */
 		fprintf(stderr, "inference ranges %llu, tokenized again %llu\n",
 			(unsigned long long)stats.infer_ranges,
 			(unsigned long long)stats.infer_reparsed);
-	else
+		if (stats.inferred_ahead)
+			fputs("types inferred while standard input was read\n", stderr);
+	} else
 		tty_clear(&tp);
 	free(ncopy);
+	pq_infer_ahead_free(ahead);
 	if (in != STDIN_FILENO)
 		close(in);
 	int rc = 0;
@@ -446,7 +460,7 @@ static int convert(const char *in_path, const char *out_path, const pq_convert_i
 		fprintf(stderr, "%s\n", err.msg);
 		rc = 1;
 	} else if (to_stdout) {
-		rc = pump(out, STDOUT_FILENO, true, "standard output") ? 0 : 1;
+		rc = pump(out, STDOUT_FILENO, true, "standard output", NULL) ? 0 : 1;
 	} else {
 		mode_t mask = umask(0);
 		umask(mask);

@@ -212,6 +212,13 @@ fi
 # standard input (spooled: types are inferred) and standard output
 cat infer.csv | "$BIN" - - >stdio.parquet || fail "- -: exit $?"
 compare "stdin to stdout" stdio.parquet "$BASE" "$BTYPES"
+# the types are inferred while standard input is copied (the test hook
+# PARQUETFS_CONVERT_SPLIT also makes it say so): the same bytes
+cat infer.csv | PARQUETFS_CONVERT_SPLIT=4096 "$BIN" - stdin_ahead.parquet 2>ahead.err ||
+	fail "stdin: exit $?: $(cat ahead.err)"
+grep -q "types inferred while standard input was read" ahead.err ||
+	fail "stdin: the types were not inferred while it was read: $(cat ahead.err)"
+same_as stdin_ahead.parquet stdio.parquet "stdin, types inferred while it was read"
 gzip -c infer.csv | "$BIN" - gzstdin.parquet || fail "gzip on stdin: exit $?"
 same_as gzstdin.parquet stdio.parquet "gzip on stdin (by magic)"
 # a sidecar and a given delimiter: read once, straight from the pipe

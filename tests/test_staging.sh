@@ -12,7 +12,9 @@
 #   Issue 14: .csv.gz / .tsv.zst, delimiter detection and -o delimiter=, an
 #   empty CSV (EINVAL), a corrupt .parquet (full verify), control bytes in a
 #   name (escaped in the log), -o replace=no (EEXIST), a failed write (the
-#   close fails with its errno), kill -9 in close() (fdatasync), .progress.
+#   close fails with its errno), kill -9 in close() (fdatasync), .progress;
+#   types inferred while a CSV is written (the same bytes as
+#   parquetfs-convert; a rewrite of bytes already read is not missed).
 #
 # Makes its own files (parquetfs-convert); needs no ../shared.
 # Exit 0 pass, 77 skip (no /dev/fuse, fusermount3 or python3; or everything
@@ -367,6 +369,42 @@ printf 'a;b\n1;"x;y"\n2;z\n' > "$IN/semi.csv"
 cp "$IN/semi.csv" "$M/staging/" || fail "cp of a semicolon CSV"
 same "$M/semi.parquet/data.csv" <(printf 'a,b\n1,x;y\n2,z\n') ||
 	fail "semicolon CSV: data.csv is $(head -c 100 "$M/semi.parquet/data.csv")"
+# types inferred while the file is written (doc/convert.md): the same bytes
+# as parquetfs-convert, said in the log; a rewrite behind the writer's
+# back is seen (the rewritten value decides the type, nothing stale)
+python3 - "$IN/ahead.csv" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("n,x,d,s\n")
+    for i in range(60000):
+        f.write('%d,%d.%d,2024-01-%02d,"t %d, ""q""\n"\n' % (i, i, i % 10, 1 + i % 28, i))
+PY
+"$CONVERT" -q "$IN/ahead.csv" "$WORK/ahead_ref.parquet" || fail "parquetfs-convert ahead.csv"
+if cp "$IN/ahead.csv" "$M/staging/"; then
+	cmp -s "$S/ahead.parquet" "$WORK/ahead_ref.parquet" ||
+		fail "cp ahead.csv: not the bytes parquetfs-convert writes"
+	grep -q "ahead.csv: 60000 rows .*(types inferred while it was written)" "$WORK/daemon.log" ||
+		fail "cp ahead.csv: the log does not say the types were inferred while it was written: $(grep 'ahead.csv' "$WORK/daemon.log" | tail -2)"
+	ok "cp of a CSV: types inferred while it was written, the bytes parquetfs-convert writes"
+else
+	fail "cp ahead.csv: $(cat "$M/staging/ahead.csv.error" 2>/dev/null)"
+fi
+python3 - "$IN/ahead.csv" "$M/staging/rewrite.csv" <<'PY' || fail "rewrite.csv: the close failed"
+import os, sys, time
+data = open(sys.argv[1], "rb").read()
+at = data.index(b"\n30000,") + 1
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+for off in range(0, len(data), 1 << 16):
+    os.pwrite(fd, data[off:off + (1 << 16)], off)
+time.sleep(0.5)                     # the thread has read it all by now
+os.pwrite(fd, b"abcde", at)         # "30000" becomes text: n is STRING
+os.close(fd)
+PY
+grep -qF "optional binary n (STRING);" "$M/rewrite.parquet/schema.txt" 2>/dev/null ||
+	fail "a rewrite after the bytes were read: n is not STRING: $(cat "$M/rewrite.parquet/schema.txt" 2>&1 | head -3)"
+grep -q "rewrite.csv: .*types inferred while" "$WORK/daemon.log" &&
+	fail "a rewrite after the bytes were read: the types inferred while writing were used"
+ok "a CSV rewritten behind its writer: inferred again at close (n is STRING)"
 : > "$IN/empty.csv"
 bad_case "an empty CSV" bad.csv "$IN/empty.csv" "bad.csv" "empty file"
 grep -q "Invalid argument" "$WORK/cp.err" || fail "empty CSV: cp says $(cat "$WORK/cp.err")"

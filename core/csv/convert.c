@@ -632,6 +632,24 @@ static void on_block(void *ctx)
 	c->ip->progress(c->ip->progress_ctx, &c->prog);
 }
 
+/* The states of pq_convert_input.ahead, when they describe exactly this
+ * uncompressed file (its size, delimiter and columns). */
+static bool take_ahead(conv *c)
+{
+	if (!c->ip->ahead || c->in.codec != PQ_INPUT_PLAIN || !c->in.seekable)
+		return false;
+	pq_infer *inf = calloc(c->ncols ? c->ncols : 1, sizeof *inf);
+	if (!inf)
+		return false;
+	bool ok = pq_conv_ahead_take(c->ip->ahead, c->in.raw_size, c->r.delim, c->ncols, inf,
+				     &c->infer_ranges);
+	if (ok)
+		for (size_t i = 0; i < c->ncols; i++)
+			c->cols[i].inf = inf[i];
+	free(inf);
+	return ok;
+}
+
 static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text,
 			 const pq_write_options *opts, pq_convert_stats *stats, pq_error *err)
 {
@@ -673,15 +691,23 @@ static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text
 			c->cols[i].csv_index = i;
 			c->by_csv[i] = i;
 		}
-		PQ_TRY(infer_pass(c, err));
-		PQ_TRY(build_inferred(c, err));
-		/* Read again from the start for the values. */
-		pq_csv_reader_free(&c->r);
-		PQ_TRY(pq_csv_input_rewind(&c->in, err));
-		c->prog.pass = 2;
-		PQ_TRY(pq_csv_reader_init_input(&c->r, &c->in, ip->format, delim, err));
-		bool done;
-		PQ_TRY(pq_csv_next(&c->r, &done, err));
+		if (take_ahead(c)) {
+			/* the types were inferred while the file was written */
+			c->prog.passes = 1;
+			if (stats)
+				stats->inferred_ahead = true;
+			PQ_TRY(build_inferred(c, err));
+		} else {
+			PQ_TRY(infer_pass(c, err));
+			PQ_TRY(build_inferred(c, err));
+			/* Read again from the start for the values. */
+			pq_csv_reader_free(&c->r);
+			PQ_TRY(pq_csv_input_rewind(&c->in, err));
+			c->prog.pass = 2;
+			PQ_TRY(pq_csv_reader_init_input(&c->r, &c->in, ip->format, delim, err));
+			bool done;
+			PQ_TRY(pq_csv_next(&c->r, &done, err));
+		}
 	}
 	for (size_t i = 0; i < n; i++)
 		PQ_TRY(setup_column(c, &c->cols[i], err));

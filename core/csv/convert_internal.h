@@ -52,6 +52,13 @@ struct pq_infer;
 pq_status pq_conv_infer_parallel(const pq_conv_infer_in *in, struct pq_infer *out, bool *ok,
 				 pq_error *err);
 
+/* convert_ahead.c: ends the inference ahead at size bytes and waits for
+ * it; true with out[0 .. ncols) when its states cover exactly those bytes,
+ * split at delim into ncols columns (*ranges: the byte ranges its threads
+ * took, 0 when it read everything itself). */
+bool pq_conv_ahead_take(pq_infer_ahead *a, uint64_t size, uint8_t delim, size_t ncols,
+			struct pq_infer *out, uint64_t *ranges);
+
 /* ---- a set of tokenized records (convert_set.c) ------------------------ */
 
 /* One column's typed values of a set (the value pass), schema order. */

@@ -124,6 +124,20 @@ pq_input_codec pq_csv_sniff(const uint8_t *p, size_t n)
 static pq_status file_read(pq_csv_input *in, uint8_t *buf, size_t n, size_t *got,
 			   pq_error *err)
 {
+	if (in->grow_wait) {
+		uint64_t avail = 0;
+		if (!in->grow_wait(in->grow_ctx, in->raw_off, &avail))
+			return pq_fail(err, PQ_EIO, "%s: the file changed while it was read",
+				       in->name);
+		uint64_t left = avail > in->raw_off ? avail - in->raw_off : 0;
+		if (left < n)
+			n = (size_t)left;
+		if (n == 0) {
+			*got = 0;
+			in->raw_eof = true;
+			return PQ_OK;
+		}
+	}
 	for (;;) {
 		ssize_t r = in->seekable ? pread(in->fd, buf, n, (off_t)in->raw_off)
 					 : read(in->fd, buf, n);
@@ -142,6 +156,9 @@ static pq_status file_read(pq_csv_input *in, uint8_t *buf, size_t n, size_t *got
 	}
 }
 
+static pq_status input_open(pq_csv_input *in, pq_input_codec codec, uint64_t max_out,
+			    pq_error *err);
+
 pq_status pq_csv_input_open(pq_csv_input *in, int fd, const char *name, pq_input_codec codec,
 			    uint64_t max_out, pq_error *err)
 {
@@ -152,6 +169,27 @@ pq_status pq_csv_input_open(pq_csv_input *in, int fd, const char *name, pq_input
 	in->seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	if (in->seekable)
 		in->raw_size = (uint64_t)st.st_size;
+	return input_open(in, codec, max_out, err);
+}
+
+pq_status pq_csv_input_open_growing(pq_csv_input *in, int fd, const char *name,
+				    pq_input_codec codec,
+				    bool (*grow_wait)(void *ctx, uint64_t off, uint64_t *avail),
+				    void *ctx, pq_error *err)
+{
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+	in->name = name ? name : "input";
+	in->seekable = true;
+	in->grow_wait = grow_wait;
+	in->grow_ctx = ctx;
+	return input_open(in, codec, 0, err);
+}
+
+/* The first block, the codec, the decoder and the cap on its output. */
+static pq_status input_open(pq_csv_input *in, pq_input_codec codec, uint64_t max_out,
+			    pq_error *err)
+{
 	in->raw = malloc(RAW_CHUNK);
 	if (!in->raw)
 		return pq_fail(err, PQ_ENOMEM, "%s: no memory for the read buffer", in->name);

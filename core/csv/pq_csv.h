@@ -55,6 +55,11 @@ typedef struct pq_csv_input {
 	bool read_ahead;      /* compressed: decompress on a thread of its own, a
 				 few blocks ahead of the reader (csv_input_ahead.c) */
 	struct pq_csv_ahead *ahead;
+	/* a file still being written (convert_ahead.c): returns once bytes
+	 * past off are final or the file is complete, with *avail the final
+	 * bytes; false when it gave up (the read fails) */
+	bool (*grow_wait)(void *ctx, uint64_t off, uint64_t *avail);
+	void *grow_ctx;
 } pq_csv_input;
 
 /* The codec a file starts with (gzip, zstd magic), else PLAIN. */
@@ -64,6 +69,12 @@ pq_input_codec pq_csv_sniff(const uint8_t *p, size_t n);
  * bytes, 0 for the default. */
 pq_status pq_csv_input_open(pq_csv_input *in, int fd, const char *name, pq_input_codec codec,
 			    uint64_t max_out, pq_error *err);
+/* The same for a file still being written: every read waits on
+ * grow_wait first and ends at its final bytes (raw_size stays 0). */
+pq_status pq_csv_input_open_growing(pq_csv_input *in, int fd, const char *name,
+				    pq_input_codec codec,
+				    bool (*grow_wait)(void *ctx, uint64_t off, uint64_t *avail),
+				    void *ctx, pq_error *err);
 void pq_csv_input_free(pq_csv_input *in);
 /* The next block of (decompressed) bytes into buf; *got 0 at the end. */
 pq_status pq_csv_input_read(pq_csv_input *in, uint8_t *buf, size_t cap, size_t *got,

@@ -46,6 +46,9 @@ typedef struct pq_convert_progress {
 	bool finished;         /* the last call: everything written */
 } pq_convert_progress;
 
+/* Types inferred while the file was written (pq_infer_ahead_start). */
+typedef struct pq_infer_ahead pq_infer_ahead;
+
 /* The input of pq_convert_csv_ex. */
 typedef struct pq_convert_input {
 	pq_csv_format format;
@@ -63,7 +66,33 @@ typedef struct pq_convert_input {
 	/* test hook: the parallel inference pass cuts the file into ranges of
 	 * this many bytes (0: its own choice), so tests hit every boundary */
 	uint64_t split_bytes;
+	/* inference done while the file was written, or NULL: used when it
+	 * covers exactly these bytes, else the first pass runs as usual */
+	pq_infer_ahead *ahead;
 } pq_convert_input;
+
+/* Type inference ahead of the conversion, while the file is still being
+ * written (core/csv/convert_ahead.c): a thread of its own reads the CSV as
+ * it grows, tokenizes it and feeds inference, so that the conversion of
+ * the complete file skips its first pass. The writer says how many bytes
+ * from offset 0 are final (the file may only grow, in order, at its end);
+ * any other change (a rewrite, a truncation) must cancel it. Its result
+ * is used only when it covers exactly the bytes converted (the same size,
+ * codec, delimiter and header): it changes the speed, never the file.
+ * Memory: one tokenizer (256 KiB and one record) and a state per column. */
+
+/* Starts on a duplicate of fd (read with pread from offset 0) for a file
+ * of in's format, delimiter and codec (threads: for the rest of the file
+ * when it is complete before the thread got there). A compressed input is
+ * not inferred ahead. */
+pq_status pq_infer_ahead_start(int fd, const char *display_name, const pq_convert_input *in,
+			       pq_infer_ahead **out, pq_error *err);
+/* Bytes [0, final_bytes) are written and will not change. */
+void pq_infer_ahead_grow(pq_infer_ahead *a, uint64_t final_bytes);
+/* The bytes read so far may have changed: nothing it found is used. */
+void pq_infer_ahead_cancel(pq_infer_ahead *a);
+/* Stops the thread (cancels it when it runs) and frees; NULL is fine. */
+void pq_infer_ahead_free(pq_infer_ahead *a);
 
 typedef struct pq_convert_stats {
 	uint64_t rows;
@@ -74,6 +103,8 @@ typedef struct pq_convert_stats {
 	 * the calling thread), of which tokenized again from the true record
 	 * boundary (a range start guessed inside quotes) */
 	uint64_t infer_ranges, infer_reparsed;
+	/* the types came from pq_convert_input.ahead: no first pass */
+	bool inferred_ahead;
 } pq_convert_stats;
 
 /* Converts the CSV/TSV open at in_fd (read from offset 0 with pread, so it
