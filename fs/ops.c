@@ -508,6 +508,8 @@ static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 	case PFS_BODY_RANGE:
 		h->type = H_RANGE;
 		rc = d->range(&c, &h->base, &h->len);
+		if (rc == 0 && kind == PFS_K_CHUNK_BIN)
+			pfs_pf_advise_chunk(h->pf, n->key.rg, n->key.col, h->base, h->len);
 		break;
 	case PFS_BODY_STREAM:
 		h->type = H_STREAM;

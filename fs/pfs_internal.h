@@ -210,6 +210,9 @@ struct pfs_pf {
 	bool sz_running;           /* a pass (or index load) is under way */
 	int sz_index;              /* under sz_lock: 0 untried, 1 has the sizes, -1 has not */
 	atomic_bool sz_cancel;     /* the generation was retired: stop its pass */
+	/* pfs_pf_advise_chunk: the last chunk.bin opened ((rg << 32 | col) + 1)
+	 * and the last row group fetched whole (rg + 1) */
+	_Atomic uint64_t adv_last, adv_rg;
 };
 
 /* Stats the entry and compares its identity with what it was: a changed or vanished
@@ -229,6 +232,10 @@ int pfs_pf_still_valid(pfs_pf *pf);
 /* Replies with n bytes of the file at off (chunk.bin, raw.bin): spliced
  * from the source's descriptor when it has one, else read into memory. */
 int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n);
+/* chunk.bin [off, off + len) of (rg, col) opened: on a far source its
+ * bytes are fetched at once, and the rest of its row group when a second
+ * chunk of it is opened next (source.c). */
+void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, uint64_t len);
 /* The backend's statfs (-errno when it has none). */
 struct statvfs;
 int pfs_source_statfs(pfs_fs *fs, struct statvfs *sv);

@@ -355,25 +355,52 @@ static void *prefetch_run(void *arg)
 	return NULL;
 }
 
+/* Under budget->lock: whether a background fetch may start now (at most
+ * PFS_HTTP_MAX_CONNS / 2 at once per mount; none with a disk cache, whose
+ * reads go by its blocks). */
+static bool may_prefetch(const remote *o)
+{
+	return o->self && !o->budget->disk && o->budget->prefetching < PFS_HTTP_MAX_CONNS / 2;
+}
+
+/* Under budget->lock: the end of the held range (the tail or a block)
+ * holding at, or 0 when none does. */
+static uint64_t held_end(const remote *o, uint64_t at)
+{
+	if (o->tail && at >= o->tail_off && at < o->tail_off + o->tail_len)
+		return o->tail_off + o->tail_len;
+	for (const pfs_rblock *b = o->blocks; b; b = b->onext)
+		if (at >= b->off && at < b->off + b->len)
+			return b->off + b->len;
+	for (const flight *f = o->flights; f; f = f->next)
+		if (at >= f->off && at < f->off + f->len)
+			return f->off + f->len;
+	return 0;
+}
+
+static void start_prefetch(remote *o, uint64_t off, uint64_t n);
+
 /* Under budget->lock: a streaming reader (windows at their largest) gets
  * the window after end fetched in the background, so fetching overlaps
- * reading. At most PFS_HTTP_MAX_CONNS / 2 at once per mount. */
+ * reading. */
 static void prefetch_after(remote *o, uint64_t end, uint64_t w)
 {
-	if (w < PFS_REMOTE_RA_MAX / 2 || end >= o->size || !o->self || o->budget->disk ||
-	    o->budget->prefetching >= PFS_HTTP_MAX_CONNS / 2 || in_flight(o, end))
+	if (w < PFS_REMOTE_RA_MAX / 2 || end >= o->size || !may_prefetch(o) || held_end(o, end))
 		return;
-	for (const pfs_rblock *b = o->blocks; b; b = b->onext)
-		if (end >= b->off && end < b->off + b->len)
-			return; /* held already */
 	uint64_t n = next_held(o, end) - end;
-	if (n > w)
-		n = w;
+	start_prefetch(o, end, n > w ? w : n);
+}
+
+/* Under budget->lock: [off, off + n) (nothing of it held or in flight)
+ * fetched on a thread of its own into the held ranges; readers of those
+ * bytes wait for it. */
+static void start_prefetch(remote *o, uint64_t off, uint64_t n)
+{
 	prefetch *p = calloc(1, sizeof *p);
 	if (!p)
 		return;
 	p->o = o;
-	p->fl = (flight){.next = o->flights, .off = end, .len = n};
+	p->fl = (flight){.next = o->flights, .off = off, .len = n};
 	pthread_attr_t at;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -481,6 +508,33 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 	}
 }
 
+/* pq_source_advise: the parts of [off, off + len) not held or coming are
+ * fetched in the background, in pieces of at most PFS_REMOTE_RA_MAX, as
+ * far as the prefetch slots allow (the rest is fetched when read). */
+static void remote_advise(void *impl, uint64_t off, uint64_t len)
+{
+	remote *o = impl;
+	pthread_mutex_lock(&o->budget->lock);
+	uint64_t at = off, end = off + len;
+	if (len > o->budget->limit / 4)
+		end = off + o->budget->limit / 4; /* never more than a window may be */
+	while (at < end && may_prefetch(o)) {
+		uint64_t h = held_end(o, at);
+		if (h) {
+			at = h;
+			continue;
+		}
+		uint64_t n = next_held(o, at) - at;
+		if (n > end - at)
+			n = end - at;
+		if (n > PFS_REMOTE_RA_MAX)
+			n = PFS_REMOTE_RA_MAX;
+		start_prefetch(o, at, n);
+		at += n;
+	}
+	pthread_mutex_unlock(&o->budget->lock);
+}
+
 static uint64_t remote_size(void *impl)
 {
 	return ((remote *)impl)->size;
@@ -509,6 +563,7 @@ static void remote_close(void *impl)
 static const pq_source_ops remote_ops = {
 	.far = true,
 	.pread = remote_pread,
+	.advise = remote_advise,
 	.size = remote_size,
 	.identity = remote_identity,
 	.close = remote_close,

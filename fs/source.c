@@ -472,6 +472,47 @@ int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
 	return rc;
 }
 
+/* A row group is fetched whole (on the second chunk.bin of it opened in a
+ * row) only when it is at most this large: beyond, a chunk is large
+ * enough for its own requests to run at the server's speed. */
+#define ADVISE_ROW_GROUP_MAX ((uint64_t)8 << 20)
+
+/* A remote object costs a round trip per request: chunk.bin read as the
+ * kernel asks (128 KiB, then a window) is two or three GETs per chunk,
+ * and a file of small row groups has hundreds of chunks. Opening one
+ * fetches it whole at once, and the second chunk.bin of the same row group
+ * opened next (tar, cp -r, cat row_groups/N/columns/x/chunk.bin in any
+ * order) fetches the rest of the row group and the next row group in the
+ * background, a request or two each; one column read across row groups
+ * still fetches only its chunks. */
+void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, uint64_t len)
+{
+	if (!pf->io || !pf->f || !pq_source_far(pf->io))
+		return;
+	pq_source_advise(pf->io, off, len);
+	uint64_t me = ((uint64_t)rg << 32 | col) + 1;
+	uint64_t prev = atomic_exchange(&pf->adv_last, me);
+	if (prev == 0 || prev == me || (prev - 1) >> 32 != rg ||
+	    atomic_load(&pf->adv_rg) == (uint64_t)rg + 1)
+		return;
+	atomic_store(&pf->adv_rg, (uint64_t)rg + 1);
+	/* and the next one, so that fetching it overlaps reading this one
+	 * (file order, and most of a shell's sorted order: 10, 11, 12 ...) */
+	for (uint32_t r = rg; r <= rg + 1 && r < pf->nrg; r++) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (uint32_t c = 0; c < pf->ncol; c++) {
+			uint64_t o, l;
+			pq_error err;
+			if (pq_chunk_range(pf->f, r, c, &o, &l, &err) != PQ_OK)
+				return;
+			lo = o < lo ? o : lo;
+			hi = o + l > hi ? o + l : hi;
+		}
+		if (hi > lo && hi - lo <= ADVISE_ROW_GROUP_MAX)
+			pq_source_advise(pf->io, lo, hi - lo);
+	}
+}
+
 /* ---- directories ------------------------------------------------------------- */
 
 static char *child_rel(const pfs_src *dir, const char *name)

@@ -113,6 +113,49 @@ done
 [ -e "$R/notes.txt" ] && fail "notes.txt (not Parquet by name) is shown"
 umount_fs "$R"
 
+# ---- chunk.bin: a chunk in one GET when opened, a row group read chunk by
+# chunk in a request or two (fs/source.c pfs_pf_advise_chunk); one column
+# across row groups fetches only its chunks. w.parquet: 4 row groups x 8
+# columns of ~100 KB chunks, uncompressed. Fresh mounts: nothing held.
+W=$WORK/wide WM=$WORK/wmnt
+mkdir -p "$W"
+python3 -c '
+import sys
+print("a,b,c,d,e,f,g,h")
+for i in range(80000):
+    print("%d,%d,%d.5,s%07d,%d,t%d,%d,%d" % (i, i * 7919 % 1000003, i, i * 31 % 9999991, -i, i % 977, i * 13, i ^ 0x5555))
+' >"$WORK/w.csv"
+"$CONVERT" -o row_group_rows=20000,codec=uncompressed,dictionary=off "$WORK/w.csv" "$W/w.parquet" ||
+	{ fail "parquetfs-convert w.csv"; finish; }
+s3_seed bkt wide/w.parquet "$W/w.parquet"
+mount_fs "$WM" -o index_dir=none "$W" || finish
+mount_s3 "$R" bkt/wide || finish
+cat "$R/w.parquet/metadata.txt" >/dev/null
+s3_reset
+same <(cat "$R"/w.parquet/row_groups/*/columns/c/chunk.bin) <(cat "$WM"/w.parquet/row_groups/*/columns/c/chunk.bin) ||
+	fail "chunk.bin of c in every row group differs"
+read -r g gb < <(s3_count GET)
+want=$(du -cb "$WM"/w.parquet/row_groups/*/columns/c/chunk.bin | tail -1 | cut -f1)
+echo "requests: c's chunk.bin in 4 row groups ($want bytes): $g GET, $gb bytes"
+[ "$g" -le 4 ] && [ "$gb" -le "$want" ] && ok "one column's chunk.bin across row groups: $g GETs, only its bytes" ||
+	{ fail "one column's chunk.bin across 4 row groups: $g GETs (want <= 4), $gb bytes (its chunks: $want)"; show_log; }
+umount_fs "$R"
+mount_s3 "$R" bkt/wide || finish
+cat "$R/w.parquet/metadata.txt" >/dev/null
+# every chunk, never in file order: row groups 2 0 3 1, columns backwards
+order=$(for rg in 2 0 3 1; do for c in h g f e d c b a; do echo "row_groups/$rg/columns/$c/chunk.bin"; done; done)
+s3_reset
+same <(for e in $order; do cat "$R/w.parquet/$e"; done) <(for e in $order; do cat "$WM/w.parquet/$e"; done) ||
+	fail "every chunk.bin (out of order) differs"
+read -r g gb < <(s3_count GET)
+sz=$(stat -c %s "$W/w.parquet")
+echo "requests: every chunk.bin out of file order (4 row groups x 8 columns, file $sz bytes): $g GET, $gb bytes"
+# before: two GETs per chunk (the kernel's first 128 KiB, then the rest)
+[ "$g" -le 20 ] && [ "$gb" -le "$sz" ] && ok "every chunk.bin: $g GETs for 32 chunks, $gb bytes" ||
+	{ fail "every chunk.bin: $g GETs for 32 chunks (want <= 20), $gb bytes (file: $sz)"; show_log; }
+umount_fs "$R"
+umount_fs "$WM"
+
 # ---- one page's values.txt in a random row group, fresh mount (footer only)
 mount_s3 "$R" bkt/data || finish
 cat "$R/t.parquet/metadata.txt" >/dev/null

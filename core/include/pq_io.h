@@ -74,6 +74,10 @@ typedef struct pq_source_ops {
 	pq_status (*borrow)(void *impl, size_t len, uint64_t off, const void **out, void **hold,
 			    pq_error *err);
 	void (*release)(void *impl, void *hold);
+	/* Optional (NULL: nothing to gain): the len bytes at off will be read
+	 * soon; a far source may start fetching them in the background. Never
+	 * fails, never blocks on the fetch; off + len within size. */
+	void (*advise)(void *impl, uint64_t off, uint64_t len);
 	/* Frees impl (at the last pq_source_unref). */
 	void (*close)(void *impl);
 	/* Every read costs a round trip or more (a remote object, a container
@@ -121,6 +125,9 @@ int pq_source_fd(const pq_source *s);
 pq_status pq_source_borrow(const pq_source *s, size_t len, uint64_t off, const void **out,
 			   void **hold, pq_error *err);
 void pq_source_release(const pq_source *s, void *hold);
+/* A hint: [off, off + len) will be read soon (ops->advise; clipped to the
+ * source, ignored when it cannot use it). */
+void pq_source_advise(const pq_source *s, uint64_t off, uint64_t len);
 /* The implementation behind s when it was made with ops, else NULL: how a
  * stacked source (pq_aruna.h) recognizes its own. */
 void *pq_source_impl(const pq_source *s, const pq_source_ops *ops);

@@ -104,6 +104,14 @@ void pq_source_release(const pq_source *s, void *hold)
 		s->ops->release(s->impl, hold);
 }
 
+void pq_source_advise(const pq_source *s, uint64_t off, uint64_t len)
+{
+	uint64_t size = pq_source_size(s);
+	if (!s->ops->advise || off >= size || len == 0)
+		return;
+	s->ops->advise(s->impl, off, len > size - off ? size - off : len);
+}
+
 bool pq_source_far(const pq_source *s)
 {
 	return s->ops->far;
