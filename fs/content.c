@@ -311,6 +311,16 @@ static int pass_size(pfs_fs *fs, pfs_pf *pf, pfs_node *n, bool run, uint64_t *si
 		*size = sz;
 		return 0;
 	}
+	if (run && n->key.kind == PFS_K_COLUMN_VALUES) {
+		int crc = pfs_sizes_column(fs, pf, n->key.col, &sz);
+		if (crc == 0) {
+			pfs_node_set_size(fs, n, sz);
+			*size = sz;
+			return 0;
+		}
+		if (crc != -EAGAIN)
+			return crc;
+	}
 	pfs_cobj *so;
 	int rc = pfs_sizes_get(fs, pf, run, &so);
 	if (rc)

@@ -169,10 +169,11 @@ void pfs_fs_free(pfs_fs *fs)
 	 * that failed says its one line on stderr, nothing more) */
 	if (fs->started)
 		pfs_log(LOG_INFO, "mount totals: %llu size passes, %llu chunk layouts loaded, "
-			"%llu segments rendered ahead",
+			"%llu segments rendered ahead, %llu columns measured alone",
 			(unsigned long long)atomic_load(&fs->size_passes),
 			(unsigned long long)atomic_load(&fs->layout_loads),
-			(unsigned long long)atomic_load(&fs->ahead_used));
+			(unsigned long long)atomic_load(&fs->ahead_used),
+			(unsigned long long)atomic_load(&fs->column_passes));
 	pfs_staging_free(fs->staging); /* its recovery thread notifies */
 	pfs_notify_free(fs->notify);
 	pfs_sources_free(fs->sources);

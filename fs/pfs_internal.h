@@ -364,6 +364,7 @@ struct pfs_fs {
 	uint8_t key_fp[16];
 	atomic_bool index_warned;      /* the index dir's trouble was logged */
 	atomic_uint_fast64_t size_passes; /* size passes run (tests count the log lines) */
+	atomic_uint_fast64_t column_passes; /* columns measured alone (pfs_sizes_column) */
 	atomic_uint_fast64_t layout_loads; /* chunk layouts loaded for entries (logged at unmount) */
 	atomic_uint_fast64_t ahead_used; /* segments rendered ahead and served (stream.c) */
 	bool started;           /* pfs_fs_start ran: the unmount report lines are due */
@@ -508,6 +509,11 @@ void pfs_sizes_bg_wait(pfs_fs *fs);
  * concurrent callers wait for. Without run: -EAGAIN when only a pass
  * could tell (nothing waits). */
 int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out);
+/* columns/<col>/values.txt's size before the file's sizes are known:
+ * only that column's chunks measured (their values.txt sizes are kept in
+ * their inodes too). -EAGAIN when the whole pass should answer instead
+ * (the sizes are at hand, or a pass is running). */
+int pfs_sizes_column(pfs_fs *fs, pfs_pf *pf, uint32_t col, uint64_t *size);
 /* Whether the sizes at hand (no pass is run for it) say every page of
  * chunk (rg, col) decoded: then its error.txt and its pages' are known
  * absent without decoding anything (ls -lR after a remount). false when

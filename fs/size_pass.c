@@ -299,6 +299,56 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	return rc == -ENOENT ? -EAGAIN : rc;
 }
 
+/* `cat columns/x/values.txt` of a file nobody stat'ed: its stat would run
+ * the whole pass (every column, every row as CSV and JSON, verify.txt)
+ * before the first byte, several times the cost of rendering the one
+ * column. Its own chunks are measured instead; the whole pass still runs
+ * when something asks for an aggregate of the file. The result goes into
+ * the inodes (the column's values.txt and its chunks'), never into the
+ * sizes cache or the index, which hold whole passes only. */
+int pfs_sizes_column(pfs_fs *fs, pfs_pf *pf, uint32_t col, uint64_t *size)
+{
+	if (!pf->f || col >= pf->ncol)
+		return -EAGAIN;
+	pfs_cobj *so;
+	if (pfs_sizes_get(fs, pf, false, &so) == 0) {
+		pfs_cache_release(fs->meta, so);
+		return -EAGAIN;
+	}
+	pthread_mutex_lock(&pf->sz_lock);
+	bool running = pf->sz_running;
+	pthread_mutex_unlock(&pf->sz_lock);
+	if (running)
+		return -EAGAIN; /* wait for it: it has this column too */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pq_sizes_options o = {0};
+	o.threads = cpus > 0 ? (unsigned)cpus : 1;
+	o.mem_max = fs->opts->cache_size / 4 > PFS_META_MIN ? fs->opts->cache_size / 4 : PFS_META_MIN;
+	o.cancel = &pf->sz_cancel;
+	o.one_column = true;
+	o.column = col;
+	pq_file_sizes *s = NULL;
+	pq_error err = {0};
+	pq_status st = pq_file_measure(pf->f, &o, &s, &err);
+	if (st != PQ_OK) {
+		pfs_log(LOG_NOTICE, "%s: measuring column %u failed: %s", pf->src->path, col, err.msg);
+		return -pfs_status_to_errno(st);
+	}
+	pfs_key k = pfs_key_make(pf->gen, PFS_K_COLUMN_VALUES, 0, col, 0);
+	bool ok = pfs_sizes_entry(s, &k, size);
+	for (uint32_t r = 0; ok && r < s->num_row_groups; r++) {
+		uint64_t cs = pfs_sizes_chunk_text(s, false, r, col);
+		pfs_key ck = pfs_key_make(pf->gen, PFS_K_CHUNK_VALUES, r, col, 0);
+		pfs_node *cn = cs == PQ_SIZE_FAILED ? NULL : pfs_inode_get(fs->inodes, &ck, pf->src);
+		if (cn)
+			pfs_node_set_size(fs, cn, cs);
+	}
+	pq_file_sizes_free(s);
+	atomic_fetch_add(&fs->column_passes, 1);
+	pfs_log(LOG_INFO, "column measured: %s column %u", pf->src->path, col);
+	return ok ? 0 : -EIO;
+}
+
 /* ---- reading the sizes --------------------------------------------------------------------- */
 
 static uint64_t or_failed(uint64_t v)

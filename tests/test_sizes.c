@@ -189,6 +189,36 @@ static pq_file_sizes *check_file(const pq_file *f, const char *name)
 	check_against_render(f, name, s1);
 	ck_assert_uint_gt(s1->footprint, 0);
 	pq_file_sizes_free(s3);
+	/* each column measured alone: its values.txt at every level as the
+	 * whole pass has them, nothing else claimed */
+	for (uint32_t c = 0; c < s1->num_columns; c++) {
+		pq_sizes_options oc = {.threads = 2, .one_column = true, .column = c};
+		pq_file_sizes *sc;
+		ck_assert_msg(pq_file_measure(f, &oc, &sc, &err) == PQ_OK, "%s: %s", name, err.msg);
+		ck_assert(sc->one_column);
+		ck_assert_msg(sc->col_values[c] == s1->col_values[c], "%s: column %u alone %llu, pass %llu",
+			      name, c, (unsigned long long)sc->col_values[c],
+			      (unsigned long long)s1->col_values[c]);
+		ck_assert_uint_eq(sc->csv, PQ_SIZE_FAILED);
+		ck_assert_uint_eq(sc->verify, PQ_SIZE_FAILED);
+		for (uint32_t r = 0; r < s1->num_row_groups; r++) {
+			const pq_chunk_sizes *a = &s1->chunks[(size_t)r * s1->num_columns + c];
+			const pq_chunk_sizes *b = &sc->chunks[(size_t)r * s1->num_columns + c];
+			ck_assert_int_eq(a->status, b->status);
+			ck_assert_uint_eq(a->values, b->values);
+			ck_assert_uint_eq(a->num_pages, b->num_pages);
+			for (uint32_t p = 0; p < a->num_pages; p++)
+				ck_assert_uint_eq(a->pages[p].values, b->pages[p].values);
+			if (s1->num_columns > 1) /* another column's chunk: not measured */
+				ck_assert_int_eq(sc->chunks[(size_t)r * s1->num_columns +
+							    (c + 1) % s1->num_columns].status, PQ_EINVAL);
+		}
+		pq_file_sizes_free(sc);
+	}
+	pq_sizes_options bad = {.one_column = true, .column = s1->num_columns};
+	pq_file_sizes *sb = NULL;
+	ck_assert_int_eq(pq_file_measure(f, &bad, &sb, &err), PQ_EINVAL);
+	ck_assert_ptr_null(sb);
 	return s1;
 }
 

@@ -59,6 +59,7 @@ typedef struct pq_file_sizes {
 	/* Work done: distinct pages decoded and pages found shared with one
 	 * measured before (row groups pointing at the same bytes). */
 	uint64_t pages_measured, pages_shared;
+	bool one_column;       /* measured with pq_sizes_options.one_column */
 } pq_file_sizes;
 
 typedef struct pq_sizes_options {
@@ -66,6 +67,11 @@ typedef struct pq_sizes_options {
 	uint64_t mem_max;      /* decoded bytes in flight at once (0: 256 MiB) */
 	bool keep_verify_text; /* keep verify.txt's text in verify_text */
 	atomic_bool *cancel;   /* set to stop early (PQ_EIO); may be NULL */
+	/* measure the chunks of this column only: its values.txt at every
+	 * level (col_values[column], its chunks and pages); every other size
+	 * is PQ_SIZE_FAILED and the other chunks' status PQ_EINVAL */
+	bool one_column;
+	uint32_t column;
 } pq_sizes_options;
 
 /* Runs the size pass: chunks are measured on opt->threads threads, each
