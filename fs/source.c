@@ -499,17 +499,10 @@ void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, ui
 	/* and the next one, so that fetching it overlaps reading this one
 	 * (file order, and most of a shell's sorted order: 10, 11, 12 ...) */
 	for (uint32_t r = rg; r <= rg + 1 && r < pf->nrg; r++) {
-		uint64_t lo = UINT64_MAX, hi = 0;
-		for (uint32_t c = 0; c < pf->ncol; c++) {
-			uint64_t o, l;
-			pq_error err;
-			if (pq_chunk_range(pf->f, r, c, &o, &l, &err) != PQ_OK)
-				return;
-			lo = o < lo ? o : lo;
-			hi = o + l > hi ? o + l : hi;
-		}
-		if (hi > lo && hi - lo <= ADVISE_ROW_GROUP_MAX)
-			pq_source_advise(pf->io, lo, hi - lo);
+		uint64_t o, l;
+		pq_error err;
+		if (pq_row_group_extent(pf->f, r, &o, &l, &err) == PQ_OK && l <= ADVISE_ROW_GROUP_MAX)
+			pq_source_advise(pf->io, o, l);
 	}
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pq_io.h"
+#include "pq_sizes.h"
 #include "test_writer_helpers.h"
 
 /* ---- identities ------------------------------------------------------------ */
@@ -152,6 +153,9 @@ END_TEST
 typedef struct counting {
 	pq_source *inner;
 	int reads;
+	/* pq_source_advise calls (advising sources below) */
+	int advised;
+	uint64_t adv_off[64], adv_len[64];
 } counting;
 
 static pq_status cnt_pread(void *impl, void *buf, size_t len, uint64_t off, pq_error *err)
@@ -178,6 +182,25 @@ static const pq_source_ops cnt_ops = {
 static const pq_source_ops far_ops = {
 	.pread = cnt_pread, .size = cnt_size, .identity = cnt_identity, .close = cnt_close,
 	.far = true,
+};
+
+/* Far (or not) and recording what it is told will be read soon. */
+static void cnt_advise(void *impl, uint64_t off, uint64_t len)
+{
+	counting *c = impl;
+	if (c->advised < 64) {
+		c->adv_off[c->advised] = off;
+		c->adv_len[c->advised] = len;
+	}
+	c->advised++;
+}
+static const pq_source_ops far_advise_ops = {
+	.pread = cnt_pread, .size = cnt_size, .identity = cnt_identity, .close = cnt_close,
+	.advise = cnt_advise, .far = true,
+};
+static const pq_source_ops near_advise_ops = {
+	.pread = cnt_pread, .size = cnt_size, .identity = cnt_identity, .close = cnt_close,
+	.advise = cnt_advise,
 };
 
 static pq_source *counting_new_ops(const void *p, size_t n, const pq_source_ops *ops,
@@ -313,6 +336,58 @@ END_TEST
 /* A far source opens with the tail read alone; its leading magic is
  * checked by the first chunk's read (from offset 4, extended to 0), which
  * fails with the message opening gives a near source. */
+/* A row reader and the size pass tell a far source each row group's whole
+ * byte range ahead of its reads (pq_file_advise_row_group); a near one is
+ * told nothing. */
+START_TEST(test_advise_row_groups)
+{
+	size_t n;
+	uint8_t *p = write_plain_file(3, 4, 5000, &n);
+	counting *c;
+	pq_source *s = counting_new_ops(p, n, &far_advise_ops, &c);
+	pq_file *f;
+	pq_error err;
+	ck_assert_msg(pq_file_open(s, "far.parquet", NULL, &f, &err) == PQ_OK, "%s", err.msg);
+	uint64_t ext_off[4], ext_len[4];
+	for (uint32_t r = 0; r < 4; r++) {
+		ck_assert_int_eq(pq_row_group_extent(f, r, &ext_off[r], &ext_len[r], &err), PQ_OK);
+		uint64_t o, l;
+		for (uint32_t col = 0; col < 3; col++) { /* covers each chunk */
+			ck_assert_int_eq(pq_chunk_range(f, r, col, &o, &l, &err), PQ_OK);
+			ck_assert(o >= ext_off[r] && o + l <= ext_off[r] + ext_len[r]);
+		}
+	}
+	pq_row_reader *rr;
+	ck_assert_int_eq(pq_row_reader_open(f, 2, PQ_ROWS_CSV, &rr, &err), PQ_OK);
+	pq_row_reader_free(rr);
+	ck_assert_int_eq(c->advised, 1);
+	ck_assert_uint_eq(c->adv_off[0], ext_off[2]);
+	ck_assert_uint_eq(c->adv_len[0], ext_len[2]);
+	c->advised = 0;
+	pq_sizes_options o = {.threads = 1};
+	pq_file_sizes *sz;
+	ck_assert_int_eq(pq_file_measure(f, &o, &sz, &err), PQ_OK);
+	pq_file_sizes_free(sz);
+	bool seen[4] = {false};
+	for (int i = 0; i < c->advised && i < 64; i++)
+		for (uint32_t r = 0; r < 4; r++)
+			if (c->adv_off[i] == ext_off[r] && c->adv_len[i] == ext_len[r])
+				seen[r] = true;
+	ck_assert(seen[0] && seen[1] && seen[2] && seen[3]);
+	pq_file_free(f);
+	pq_source_unref(s);
+	/* near: nothing to gain, nothing said */
+	s = counting_new_ops(p, n, &near_advise_ops, &c);
+	ck_assert_msg(pq_file_open(s, "near.parquet", NULL, &f, &err) == PQ_OK, "%s", err.msg);
+	ck_assert_int_eq(pq_row_reader_open(f, 1, PQ_ROWS_CSV, &rr, &err), PQ_OK);
+	pq_row_reader_free(rr);
+	ck_assert_int_eq(c->advised, 0);
+	pq_file_free(f);
+	pq_source_unref(s);
+	free(p);
+}
+END_TEST
+
 START_TEST(test_open_far_source_one_read)
 {
 	size_t n;
@@ -480,6 +555,7 @@ int main(void)
 	tcase_add_test(tc, test_open_large_file_two_reads);
 	tcase_add_test(tc, test_open_footer_beyond_the_tail);
 	tcase_add_test(tc, test_open_far_source_one_read);
+	tcase_add_test(tc, test_advise_row_groups);
 	tcase_add_test(tc, test_layout_one_page);
 	tcase_add_test(tc, test_open_errors_from_memory);
 	suite_add_tcase(s, tc);

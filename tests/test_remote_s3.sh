@@ -154,6 +154,18 @@ echo "requests: every chunk.bin out of file order (4 row groups x 8 columns, fil
 [ "$g" -le 20 ] && [ "$gb" -le "$sz" ] && ok "every chunk.bin: $g GETs for 32 chunks, $gb bytes" ||
 	{ fail "every chunk.bin: $g GETs for 32 chunks (want <= 20), $gb bytes (file: $sz)"; show_log; }
 umount_fs "$R"
+# the size pass and data.csv ask for each row group's bytes as a whole
+# (pq_file_advise_row_group): a request or two per row group, not one or
+# more per chunk
+mount_s3 "$R" bkt/wide || finish
+cat "$R/w.parquet/metadata.txt" >/dev/null
+s3_reset
+stat -c %s "$R/w.parquet/data.csv" >/dev/null
+read -r g gb < <(s3_count GET)
+echo "requests: the size pass of w.parquet (4 row groups x 8 columns): $g GET, $gb bytes"
+[ "$g" -le 8 ] && ok "the size pass: $g GETs for 4 row groups" ||
+	{ fail "the size pass of w.parquet: $g GETs for 4 row groups (want <= 8)"; show_log; }
+umount_fs "$R"
 umount_fs "$WM"
 
 # ---- one page's values.txt in a random row group, fresh mount (footer only)

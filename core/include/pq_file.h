@@ -78,6 +78,16 @@ const pq_column_meta_data *pq_file_chunk_meta(const pq_file *f, uint32_t rg, uin
 pq_status pq_chunk_range(const pq_file *f, uint32_t rg, uint32_t col,
 			 uint64_t *offset, uint64_t *length, pq_error *err);
 
+/* The bytes from the first chunk of row group rg to the end of its last
+ * (its chunks' ranges as pq_chunk_range gives them; chunks that have none
+ * are left out); PQ_ECORRUPT when no chunk has a range. */
+pq_status pq_row_group_extent(const pq_file *f, uint32_t rg, uint64_t *offset, uint64_t *length,
+			      pq_error *err);
+/* A far source (pq_source_far: remote, container) is told that row group
+ * rg's bytes will be read soon (pq_source_advise), so they come in a
+ * request or two ahead of the reads instead of one per page. */
+void pq_file_advise_row_group(const pq_file *f, uint32_t rg);
+
 /* Reads exactly len bytes at offset (bounded by the file size). */
 pq_status pq_file_pread(const pq_file *f, void *buf, size_t len, uint64_t offset,
 			pq_error *err);

@@ -291,3 +291,30 @@ pq_status pq_chunk_range(const pq_file *f, uint32_t rg, uint32_t col,
 	*length = n;
 	return PQ_OK;
 }
+
+pq_status pq_row_group_extent(const pq_file *f, uint32_t rg, uint64_t *offset, uint64_t *length,
+			      pq_error *err)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (uint32_t c = 0; c < f->num_columns; c++) {
+		uint64_t o, n;
+		pq_error e;
+		if (pq_chunk_range(f, rg, c, &o, &n, &e) != PQ_OK)
+			continue;
+		lo = o < lo ? o : lo;
+		hi = o + n > hi ? o + n : hi;
+	}
+	PQ_CHECK(hi > lo, err, PQ_ECORRUPT, "row group %u: no column chunk has a byte range", rg);
+	*offset = lo;
+	*length = hi - lo;
+	return PQ_OK;
+}
+
+void pq_file_advise_row_group(const pq_file *f, uint32_t rg)
+{
+	uint64_t off, len;
+	pq_error err;
+	if (pq_source_far(f->src) && rg < f->md.row_groups.n &&
+	    pq_row_group_extent(f, rg, &off, &len, &err) == PQ_OK)
+		pq_source_advise(f->src, off, len);
+}

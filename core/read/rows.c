@@ -79,6 +79,7 @@ pq_status pq_row_reader_open(const pq_file *f, uint32_t rg, pq_row_format fmt,
 	r->rg = rg;
 	r->fmt = fmt;
 	r->ncols = f->num_columns;
+	pq_file_advise_row_group(f, rg); /* its pages come in a request or two */
 	r->streams = calloc(r->ncols ? r->ncols : 1, sizeof *r->streams);
 	r->cursors = calloc(r->ncols ? r->ncols : 1, sizeof *r->cursors);
 	pq_status st = r->streams && r->cursors ? PQ_OK

@@ -110,6 +110,12 @@ static void run_task(pass *p, const task *t, pq_buf *scratch)
 	uint32_t ncol = p->s->num_columns;
 	switch (t->kind) {
 	case T_CHUNK:
+		/* the workers take a row group's chunks one after the other:
+		 * its bytes (and the next one's) asked for at the first */
+		if (t->index % ncol == 0) {
+			pq_file_advise_row_group(f, (uint32_t)(t->index / ncol));
+			pq_file_advise_row_group(f, (uint32_t)(t->index / ncol) + 1);
+		}
 		pq_sizes_chunk(f, (uint32_t)(t->index / ncol), (uint32_t)(t->index % ncol), &p->budget,
 			       p->memo, &p->s->chunks[t->index], &p->w[t->index]);
 		return;
