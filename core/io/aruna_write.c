@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "pq_aruna.h"
+#include "pq_bigbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -89,6 +90,7 @@ static pq_status seal_block(const sealer *s, uint64_t chunk, uint32_t block, con
 typedef struct job {
 	const sealer *s;
 	pq_source *in;
+	ZSTD_CCtx *cctx;    /* the batch slot's, kept across chunks (NULL: a fresh one) */
 	uint64_t idx, off;
 	size_t len;
 	bool padded;
@@ -103,13 +105,17 @@ static void run_job(job *j)
 {
 	size_t bound = ZSTD_compressBound(j->len);
 	size_t cap = bound + 2 * PQ_ARUNA_SECTION;
-	uint8_t *plain = malloc(j->len ? j->len : 1), *frame = malloc(cap);
+	/* big buffers (5 MiB chunks): pq_bigbuf's, whose pages are faulted in
+	 * once per buffer kept, not once per chunk */
+	uint8_t *plain = pq_bigbuf_alloc(j->len ? j->len : 1), *frame = pq_bigbuf_alloc(cap);
 	j->st = plain && frame ? PQ_OK : pq_fail(&j->err, PQ_ENOMEM, "chunk %" PRIu64 ": no memory", j->idx);
 	if (j->st == PQ_OK)
 		j->st = pq_source_pread(j->in, plain, j->len, j->off, &j->err);
 	size_t fl = 0;
 	if (j->st == PQ_OK) {
-		fl = ZSTD_compress(frame, bound, plain, j->len, j->s->opts->level ? j->s->opts->level : 3);
+		int level = j->s->opts->level ? j->s->opts->level : 3;
+		fl = j->cctx ? ZSTD_compressCCtx(j->cctx, frame, bound, plain, j->len, level)
+			     : ZSTD_compress(frame, bound, plain, j->len, level);
 		if (ZSTD_isError(fl))
 			j->st = pq_fail(&j->err, PQ_EIO, "chunk %" PRIu64 ": zstd: %s", j->idx,
 					ZSTD_getErrorName(fl));
@@ -126,7 +132,7 @@ static void run_job(job *j)
 	if (j->st == PQ_OK && nblocks > PQ_ARUNA_MAX_CHUNK_BLOCKS)
 		j->st = pq_fail(&j->err, PQ_ELIMIT, "chunk %" PRIu64 " needs %zu blocks", j->idx, nblocks);
 	if (j->st == PQ_OK) {
-		j->out = malloc(nblocks * PQ_ARUNA_BLOCK + 1);
+		j->out = pq_bigbuf_alloc(nblocks * PQ_ARUNA_BLOCK + 1);
 		if (!j->out)
 			j->st = pq_fail(&j->err, PQ_ENOMEM, "chunk %" PRIu64 ": no memory", j->idx);
 	}
@@ -140,8 +146,10 @@ static void run_job(job *j)
 	j->blocks = (uint32_t)nblocks;
 	if (plain)
 		OPENSSL_cleanse(plain, j->len);
-	free(plain);
-	free(frame);
+	if (frame) /* compressed plaintext: wiped too before the buffer is kept */
+		OPENSSL_cleanse(frame, fl < cap ? fl : cap);
+	pq_bigbuf_free(plain);
+	pq_bigbuf_free(frame);
 }
 
 static void *job_thread(void *arg)
@@ -213,6 +221,11 @@ pq_status pq_aruna_seal(pq_source *in, const uint8_t key[PQ_ARUNA_KEY_BYTES],
 	uint8_t *list = padded ? malloc((size_t)nchunks) : NULL;
 	PQ_CHECK(!padded || list, err, PQ_ENOMEM, "no memory for the block list");
 	job jobs[MAX_THREADS];
+	/* one compression context per batch slot: ZSTD_compress would make
+	 * (and fault in) a new one for every chunk */
+	ZSTD_CCtx *cctx[MAX_THREADS] = {NULL};
+	for (unsigned t = 0; t < nt; t++)
+		cctx[t] = ZSTD_createCCtx();
 	uint64_t data_blocks = 0;
 	pq_status st = PQ_OK;
 	for (uint64_t first = 0; st == PQ_OK && first < nchunks; first += nt) {
@@ -221,7 +234,8 @@ pq_status pq_aruna_seal(pq_source *in, const uint8_t key[PQ_ARUNA_KEY_BYTES],
 		bool started[MAX_THREADS] = {false};
 		for (unsigned t = 0; t < n; t++) {
 			uint64_t i = first + t, off = i * PQ_ARUNA_CHUNK;
-			jobs[t] = (job){.s = &s, .in = in, .idx = i, .off = off, .padded = padded};
+			jobs[t] = (job){.s = &s, .in = in, .cctx = cctx[t], .idx = i, .off = off,
+					.padded = padded};
 			jobs[t].len = (size_t)(size - off < PQ_ARUNA_CHUNK ? size - off : PQ_ARUNA_CHUNK);
 			/* the last of a batch runs here; the others on threads (or here,
 			 * when no thread can be made) */
@@ -242,11 +256,13 @@ pq_status pq_aruna_seal(pq_source *in, const uint8_t key[PQ_ARUNA_KEY_BYTES],
 			if (st == PQ_OK && padded)
 				list[jobs[t].idx] = (uint8_t)jobs[t].blocks;
 			data_blocks += jobs[t].blocks;
-			free(jobs[t].out);
+			pq_bigbuf_free(jobs[t].out);
 		}
 	}
 	if (st == PQ_OK && padded)
 		st = write_footer(&s, nchunks, list, data_blocks, out_fd, err);
+	for (unsigned t = 0; t < nt; t++)
+		ZSTD_freeCCtx(cctx[t]);
 	free(list);
 	return st;
 }
