@@ -623,12 +623,10 @@ void pfs_stg_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		pthread_mutex_unlock(&e->lock);
 		fuse_reply_err(req, -rc);
 	} else {
-		if (e->ahead || e->ahead_armed) { /* racy peek; checked again under the lock */
-			pthread_mutex_lock(&e->lock);
-			if (h->gen == e->gen)
-				stg_ahead_wrote(s, e, h->fd, (uint64_t)off, done);
-			pthread_mutex_unlock(&e->lock);
-		}
+		pthread_mutex_lock(&e->lock); /* (writes are up to 1 MiB: one lock is nothing) */
+		if (h->gen == e->gen)
+			stg_ahead_wrote(s, e, h->fd, (uint64_t)off, done);
+		pthread_mutex_unlock(&e->lock);
 		fuse_reply_write(req, done);
 	}
 }
