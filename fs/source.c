@@ -487,7 +487,7 @@ int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
  * still fetches only its chunks. */
 void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, uint64_t len)
 {
-	if (!pf->io || !pf->f || !pq_source_far(pf->io))
+	if (!pf->io || !pf->f || !pq_source_far(pf->io) || !pq_source_advises(pf->io))
 		return;
 	pq_source_advise(pf->io, off, len);
 	uint64_t me = ((uint64_t)rg << 32 | col) + 1;

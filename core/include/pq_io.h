@@ -128,6 +128,9 @@ void pq_source_release(const pq_source *s, void *hold);
 /* A hint: [off, off + len) will be read soon (ops->advise; clipped to the
  * source, ignored when it cannot use it). */
 void pq_source_advise(const pq_source *s, uint64_t off, uint64_t len);
+/* Whether pq_source_advise does anything for s (so callers need not work
+ * out ranges for nothing). */
+bool pq_source_advises(const pq_source *s);
 /* The implementation behind s when it was made with ops, else NULL: how a
  * stacked source (pq_aruna.h) recognizes its own. */
 void *pq_source_impl(const pq_source *s, const pq_source_ops *ops);

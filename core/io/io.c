@@ -104,6 +104,11 @@ void pq_source_release(const pq_source *s, void *hold)
 		s->ops->release(s->impl, hold);
 }
 
+bool pq_source_advises(const pq_source *s)
+{
+	return s->ops->advise != NULL;
+}
+
 void pq_source_advise(const pq_source *s, uint64_t off, uint64_t len)
 {
 	uint64_t size = pq_source_size(s);

@@ -314,7 +314,7 @@ void pq_file_advise_row_group(const pq_file *f, uint32_t rg)
 {
 	uint64_t off, len;
 	pq_error err;
-	if (pq_source_far(f->src) && rg < f->md.row_groups.n &&
+	if (pq_source_far(f->src) && pq_source_advises(f->src) && rg < f->md.row_groups.n &&
 	    pq_row_group_extent(f, rg, &off, &len, &err) == PQ_OK)
 		pq_source_advise(f->src, off, len);
 }
