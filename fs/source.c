@@ -483,8 +483,9 @@ int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
  * fetches it whole at once, and the second chunk.bin of the same row group
  * opened next (tar, cp -r, cat row_groups/N/columns/x/chunk.bin in any
  * order) fetches the rest of the row group and the next row group in the
- * background, a request or two each; one column read across row groups
- * still fetches only its chunks. */
+ * background, a request or two each; from then on, the first chunk.bin
+ * of another row group fetches that row group whole at once. One column
+ * read across row groups still fetches only its chunks. */
 void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, uint64_t len)
 {
 	if (!pf->io || !pf->f || !pq_source_far(pf->io) || !pq_source_advises(pf->io))
@@ -492,8 +493,15 @@ void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, ui
 	pq_source_advise(pf->io, off, len);
 	uint64_t me = ((uint64_t)rg << 32 | col) + 1;
 	uint64_t prev = atomic_exchange(&pf->adv_last, me);
-	if (prev == 0 || prev == me || (prev - 1) >> 32 != rg ||
-	    atomic_load(&pf->adv_rg) == (uint64_t)rg + 1)
+	if (prev == 0 || prev == me)
+		return;
+	uint64_t prev_rg = (prev - 1) >> 32, whole = atomic_load(&pf->adv_rg);
+	if (whole == (uint64_t)rg + 1)
+		return; /* this row group is coming whole already */
+	/* a second chunk of this row group, or the first of another one right
+	 * after a row group read whole (the reader goes row group by row group,
+	 * in whatever order: tar, a shell's sorted names) */
+	if (prev_rg != rg && whole != prev_rg + 1)
 		return;
 	atomic_store(&pf->adv_rg, (uint64_t)rg + 1);
 	/* and the next one, so that fetching it overlaps reading this one

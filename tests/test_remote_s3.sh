@@ -151,8 +151,8 @@ read -r g gb < <(s3_count GET)
 sz=$(stat -c %s "$W/w.parquet")
 echo "requests: every chunk.bin out of file order (4 row groups x 8 columns, file $sz bytes): $g GET, $gb bytes"
 # before: two GETs per chunk (the kernel's first 128 KiB, then the rest)
-[ "$g" -le 20 ] && [ "$gb" -le "$sz" ] && ok "every chunk.bin: $g GETs for 32 chunks, $gb bytes" ||
-	{ fail "every chunk.bin: $g GETs for 32 chunks (want <= 20), $gb bytes (file: $sz)"; show_log; }
+[ "$g" -le 12 ] && [ "$gb" -le "$sz" ] && ok "every chunk.bin: $g GETs for 32 chunks, $gb bytes" ||
+	{ fail "every chunk.bin: $g GETs for 32 chunks (want <= 12), $gb bytes (file: $sz)"; show_log; }
 umount_fs "$R"
 # the size pass and data.csv ask for each row group's bytes as a whole
 # (pq_file_advise_row_group): a request or two per row group, not one or
