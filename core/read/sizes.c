@@ -111,8 +111,9 @@ static void run_task(pass *p, const task *t, pq_buf *scratch)
 	switch (t->kind) {
 	case T_CHUNK:
 		/* the workers take a row group's chunks one after the other:
-		 * its bytes (and the next one's) asked for at the first */
-		if (t->index % ncol == 0) {
+		 * its bytes (and the next one's) asked for at the first; a
+		 * column measured alone reads only its own chunks */
+		if (t->index % ncol == 0 && !(p->opt && p->opt->one_column)) {
 			pq_file_advise_row_group(f, (uint32_t)(t->index / ncol));
 			pq_file_advise_row_group(f, (uint32_t)(t->index / ncol) + 1);
 		}
