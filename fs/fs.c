@@ -124,10 +124,12 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	fs->meta = pfs_cache_new(meta);
 	fs->cache = pfs_cache_new(data);
 	fs->notify = pfs_notify_new();
+	fs->dirs = pfs_dirs_new();
 	int mrc = pfs_memory_init(fs);
 	if (fs->cache)
 		pfs_cache_set_budget(fs->cache, fs->budget);
-	if (mrc || !fs->inodes || !fs->sources || !fs->cache || !fs->meta || !fs->notify) {
+	if (mrc || !fs->inodes || !fs->sources || !fs->cache || !fs->meta || !fs->notify ||
+	    !fs->dirs) {
 		pfs_fs_free(fs);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
@@ -169,13 +171,17 @@ void pfs_fs_free(pfs_fs *fs)
 	 * that failed says its one line on stderr, nothing more) */
 	if (fs->started)
 		pfs_log(LOG_INFO, "mount totals: %llu size passes, %llu chunk layouts loaded, "
-			"%llu segments rendered ahead, %llu columns measured alone",
+			"%llu segments rendered ahead, %llu columns measured alone, "
+			"%llu directory listings made, %llu directory handles opened",
 			(unsigned long long)atomic_load(&fs->size_passes),
 			(unsigned long long)atomic_load(&fs->layout_loads),
 			(unsigned long long)atomic_load(&fs->ahead_used),
-			(unsigned long long)atomic_load(&fs->column_passes));
+			(unsigned long long)atomic_load(&fs->column_passes),
+			(unsigned long long)atomic_load(&fs->listings),
+			(unsigned long long)atomic_load(&fs->dir_opens));
 	pfs_staging_free(fs->staging); /* its recovery thread notifies */
 	pfs_notify_free(fs->notify);
+	pfs_dirs_free(fs->dirs); /* listings hold files */
 	pfs_sources_free(fs->sources);
 	pfs_cache_free(fs->cache);
 	pfs_cache_free(fs->meta);

@@ -103,6 +103,12 @@ typedef struct pfs_kind_desc {
 /* The row of a kind (PFS_K_NONE's for values out of range). */
 const pfs_kind_desc *pfs_kind_info(uint32_t kind);
 
+/* An entry inside a Parquet file (not SOURCE's, not a layer's). */
+static inline bool pfs_in_file(const pfs_node *n)
+{
+	return pfs_kind_info(n->key.kind)->parent != PFS_K_NONE;
+}
+
 /* size_pass.c: a data page's values.txt / levels.txt size from the size
  * pass, when it ran (a quick_size). */
 bool pfs_pass_page_size(const pfs_kctx *c, uint64_t *size);

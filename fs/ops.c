@@ -22,22 +22,10 @@ static pfs_fs *fs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-/* An entry inside a Parquet file (not SOURCE's, not a layer's). */
-static bool in_file(const pfs_node *n)
-{
-	return pfs_kind_info(n->key.kind)->parent != PFS_K_NONE;
-}
-
 /* ---- resolving inodes -------------------------------------------------------------- */
 
-typedef struct res {
-	pfs_node *n;
-	pfs_pf *pf;       /* held when the entry is inside a file (or need_pf) */
-	pfs_key dir;      /* the node's key as a tree directory (FILE: generation) */
-	struct stat base; /* stat the attributes derive from */
-} res;
 
-static void res_done(res *r)
+void pfs_res_done(pfs_res *r)
 {
 	if (r->pf)
 		pfs_pf_unref(r->pf);
@@ -45,7 +33,7 @@ static void res_done(res *r)
 }
 
 /* need_pf: open the file even for its own directory (lookups below it). */
-static int resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, res *r)
+int pfs_resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, pfs_res *r)
 {
 	memset(r, 0, sizeof *r);
 	r->n = pfs_inode_by_ino(fs->inodes, ino);
@@ -78,7 +66,7 @@ static int resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, res *r)
 }
 
 /* 0, or -errno when an aggregate's size could not be measured. */
-static int make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *base,
+int pfs_make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *base,
 		     struct stat *st)
 {
 	pfs_kind k = (pfs_kind)n->key.kind;
@@ -103,7 +91,7 @@ static int make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *bas
 	return rc;
 }
 
-static double timeout_of(const pfs_node *n)
+double pfs_attr_timeout(const pfs_node *n)
 {
 	pfs_kind k = (pfs_kind)n->key.kind;
 	return k == PFS_K_SRC_DIR || k == PFS_K_FILE ? PFS_SOURCE_TIMEOUT : PFS_FILE_TIMEOUT;
@@ -113,14 +101,14 @@ static double timeout_of(const pfs_node *n)
  * itself: a new generation puts a new inode behind the same name, and the
  * notifier's invalidation of the old one may come after the next path walk
  * (which would then find the old inode and its old size). */
-static double entry_timeout_of(const pfs_node *n)
+double pfs_entry_timeout(const pfs_node *n)
 {
 	return pfs_kind_info(n->key.kind)->parent == PFS_K_FILE ? PFS_SOURCE_TIMEOUT
-								 : timeout_of(n);
+								 : pfs_attr_timeout(n);
 }
 
 /* The node and stat of a SOURCE child (directory or Parquet file). */
-static int src_child(pfs_fs *fs, pfs_src *c, pfs_node **n, struct stat *st)
+int pfs_src_child(pfs_fs *fs, pfs_src *c, pfs_node **n, struct stat *st)
 {
 	uint64_t gen;
 	int rc = pfs_src_check(fs, c, &gen, st);
@@ -136,8 +124,8 @@ static int src_child(pfs_fs *fs, pfs_src *c, pfs_node **n, struct stat *st)
 static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	pfs_fs *fs = fs_of(req);
-	res r;
-	int rc = resolve(fs, parent, true, &r);
+	pfs_res r;
+	int rc = pfs_resolve(fs, parent, true, &r);
 	struct fuse_entry_param e;
 	memset(&e, 0, sizeof e);
 	if (rc)
@@ -149,7 +137,7 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		pfs_src *c;
 		rc = pfs_src_lookup(fs, r.n->src, parent, name, &c);
 		if (rc == 0)
-			rc = src_child(fs, c, &n, &base);
+			rc = pfs_src_child(fs, c, &n, &base);
 	} else {
 		pfs_key k;
 		rc = pfs_tree_lookup(fs, pf, &r.dir, name, &k);
@@ -164,17 +152,17 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (rc)
 		goto out;
-	if ((rc = make_attr(fs, n, in_file(n) ? pf : NULL, &base, &e.attr)))
+	if ((rc = pfs_make_attr(fs, n, pfs_in_file(n) ? pf : NULL, &base, &e.attr)))
 		goto out;
 	e.ino = n->ino;
-	e.attr_timeout = timeout_of(n);
-	e.entry_timeout = entry_timeout_of(n);
+	e.attr_timeout = pfs_attr_timeout(n);
+	e.entry_timeout = pfs_entry_timeout(n);
 out:
-	res_done(&r);
+	pfs_res_done(&r);
 	if (rc == -ENOENT) {
 		/* a negative entry, cached as long as the directory's entries */
 		e.ino = 0;
-		e.entry_timeout = r.n ? timeout_of(r.n) : PFS_SOURCE_TIMEOUT;
+		e.entry_timeout = r.n ? pfs_attr_timeout(r.n) : PFS_SOURCE_TIMEOUT;
 		if (r.n && r.n->key.kind == PFS_K_SRC_DIR)
 			e.entry_timeout = PFS_SOURCE_TIMEOUT;
 		fuse_reply_entry(req, &e);
@@ -190,272 +178,40 @@ static void pfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 {
 	(void)fi;
 	pfs_fs *fs = fs_of(req);
-	res r;
-	int rc = resolve(fs, ino, false, &r);
+	pfs_res r;
+	int rc = pfs_resolve(fs, ino, false, &r);
 	if (rc) {
-		res_done(&r);
+		pfs_res_done(&r);
 		fuse_reply_err(req, -rc);
 		return;
 	}
 	struct stat st;
-	rc = make_attr(fs, r.n, r.pf, &r.base, &st);
-	double t = timeout_of(r.n);
-	res_done(&r);
+	rc = pfs_make_attr(fs, r.n, r.pf, &r.base, &st);
+	double t = pfs_attr_timeout(r.n);
+	pfs_res_done(&r);
 	if (rc)
 		fuse_reply_err(req, -rc);
 	else
 		fuse_reply_attr(req, &st, t);
 }
 
-/* ---- directories ------------------------------------------------------------------------ */
-
-typedef struct dent {
-	char *name;
-	pfs_node *n;
-	pfs_src *src; /* SOURCE children: to stat for readdirplus */
-	bool layer;   /* a layer's entry: attributes from the handle's attr */
-} dent;
-
-/* An open directory. The listing is made on the first readdir, not at
- * opendir: with cache_readdir the kernel often needs none. */
-typedef struct pfs_dirh {
-	pfs_live live;        /* first: the list of open handles */
-	pthread_mutex_t lock;
-	bool listed;
-	dent *v;
-	size_t n, cap;
-	pfs_fs *fs;
-	pfs_node *self;
-	pfs_key dir;
-	pfs_pf *pf;
-	struct stat base;
-	pfs_dir_list_fn list; /* a layer's listing (NULL: SOURCE's or the file's) */
-	pfs_dir_attr_fn attr; /* ... and its entries' attributes */
-	const char *hide;     /* a SOURCE name the layer shows instead */
-} dirh;
-
-static int dir_add(dirh *d, const char *name, pfs_node *n, pfs_src *src, bool layer)
-{
-	if (!n)
-		return -ENOMEM;
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 32;
-		dent *v = realloc(d->v, cap * sizeof *v);
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
-	char *copy = strdup(name);
-	if (!copy)
-		return -ENOMEM;
-	d->v[d->n++] = (dent){copy, n, src, layer};
-	return 0;
-}
-
-int pfs_dir_add(pfs_dirh *d, const char *name, pfs_node *n)
-{
-	return dir_add(d, name, n, NULL, true);
-}
-
-static int add_src(void *arg, const char *name, pfs_src *c)
-{
-	dirh *d = arg;
-	if (d->hide && !strcmp(name, d->hide))
-		return 0;
-	pfs_key k = pfs_key_make(c->id, c->is_file ? PFS_K_FILE : PFS_K_SRC_DIR, 0, 0, 0);
-	return dir_add(d, name, pfs_inode_get(d->fs->inodes, &k, c), c, false);
-}
-
-int pfs_dir_add_source(pfs_dirh *d, const char *hide)
-{
-	d->hide = hide;
-	return pfs_src_list(d->fs, d->self->src, d->self->ino, add_src, d);
-}
-
-static int add_tree(void *arg, const char *name, const pfs_key *k)
-{
-	dirh *d = arg;
-	return dir_add(d, name, pfs_inode_get(d->fs->inodes, k, d->self->src), NULL, false);
-}
-
-static void dirh_free(dirh *d)
-{
-	if (!d)
-		return;
-	pfs_live_del(d->fs, &d->live);
-	for (size_t i = 0; i < d->n; i++)
-		free(d->v[i].name);
-	free(d->v);
-	if (d->pf)
-		pfs_pf_unref(d->pf);
-	pthread_mutex_destroy(&d->lock);
-	free(d);
-}
-
-static void dirh_drop(pfs_fs *fs, pfs_live *l)
-{
-	(void)fs;
-	dirh_free((dirh *)(void *)l);
-}
-
-static int dir_list(dirh *d)
-{
-	if (d->listed)
-		return 0;
-	int rc;
-	if (d->list)
-		rc = d->list(d->fs, d->self, d);
-	else if (d->self->key.kind == PFS_K_SRC_DIR)
-		rc = pfs_dir_add_source(d, NULL);
-	else
-		rc = pfs_tree_list(d->fs, d->pf, &d->dir, add_tree, d);
-	if (rc) {
-		for (size_t i = 0; i < d->n; i++)
-			free(d->v[i].name);
-		d->n = 0;
-		return rc;
-	}
-	d->listed = true;
-	return 0;
-}
-
-void pfs_opendir_with(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
-		      pfs_dir_list_fn list, pfs_dir_attr_fn attr)
-{
-	pfs_fs *fs = fs_of(req);
-	res r;
-	int rc = resolve(fs, ino, true, &r);
-	dirh *d = NULL;
-	if (rc)
-		goto fail;
-	if (!pfs_kind_is_dir((pfs_kind)r.n->key.kind)) {
-		rc = -ENOTDIR;
-		goto fail;
-	}
-	if (!(d = calloc(1, sizeof *d))) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	pthread_mutex_init(&d->lock, NULL);
-	d->fs = fs;
-	d->self = r.n;
-	d->dir = r.dir;
-	d->base = r.base;
-	d->list = list;
-	d->attr = attr;
-	if (r.pf) {
-		d->pf = r.pf;
-		r.pf = NULL;
-		/* the listing of a file generation never changes */
-		fi->cache_readdir = 1;
-		fi->keep_cache = 1;
-	}
-	res_done(&r);
-	fi->fh = (uint64_t)(uintptr_t)d;
-	pfs_live_add(fs, &d->live, dirh_drop);
-	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted: no release will come */
-		dirh_free(d);
-	return;
-fail:
-	res_done(&r);
-	dirh_free(d);
-	fuse_reply_err(req, -rc);
-}
+/* ---- directories (dirs.c) ------------------------------------------------------------ */
 
 static void pfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	pfs_opendir_with(req, ino, fi, NULL, NULL);
 }
 
-static void do_readdir(fuse_req_t req, size_t size, off_t off, struct fuse_file_info *fi,
-		       bool plus)
-{
-	dirh *d = (dirh *)(uintptr_t)fi->fh;
-	pfs_fs *fs = d->fs;
-	pthread_mutex_lock(&d->lock);
-	int rc = dir_list(d);
-	char *buf = rc ? NULL : malloc(size ? size : 1);
-	if (!buf) {
-		pthread_mutex_unlock(&d->lock);
-		fuse_reply_err(req, rc ? -rc : ENOMEM);
-		return;
-	}
-	size_t pos = 0;
-	/* offsets: 0 start, 1 after ".", 2 after "..", 2 + i after entry i */
-	for (off_t i = off; i < (off_t)d->n + 2; i++) {
-		struct fuse_entry_param e;
-		memset(&e, 0, sizeof e);
-		const char *name;
-		if (i < 2) {
-			name = i == 0 ? "." : "..";
-			e.attr.st_ino = i == 0 ? d->self->ino : FUSE_ROOT_ID;
-			e.attr.st_mode = S_IFDIR;
-		} else {
-			dent *de = &d->v[i - 2];
-			name = de->name;
-			if (plus) {
-				struct stat base = d->base;
-				pfs_node *n = de->n;
-				e.ino = n->ino;
-				double t = timeout_of(n);
-				pfs_node *cn;
-				if (de->layer) {
-					if (d->attr(fs, n, &e.attr, &t))
-						continue; /* gone since listed */
-				} else if (de->src && src_child(fs, de->src, &cn, &base)) {
-					continue; /* vanished since opendir */
-				} else if (in_file(n) && !pfs_content_size_ready(fs, d->pf, n)) {
-					/* Its size costs a size pass, which a listing
-					 * (ls, find) must not: no attributes (ino 0),
-					 * the kernel looks it up when a stat asks. */
-					e.ino = 0;
-					e.attr.st_ino = n->ino;
-					e.attr.st_mode = S_IFREG;
-				} else if (make_attr(fs, n, in_file(n) ? d->pf : NULL, &base, &e.attr)) {
-					e.ino = 0; /* not measurable now: looked up later */
-					e.attr.st_ino = n->ino;
-				}
-				e.attr_timeout = t;
-				e.entry_timeout = de->layer ? t : entry_timeout_of(n);
-			} else {
-				e.attr.st_ino = de->n->ino;
-				e.attr.st_mode = pfs_kind_is_dir((pfs_kind)de->n->key.kind) ? S_IFDIR
-											       : S_IFREG;
-			}
-		}
-		size_t need = plus ? fuse_add_direntry_plus(req, buf + pos, size - pos, name, &e,
-							     i + 1)
-				   : fuse_add_direntry(req, buf + pos, size - pos, name, &e.attr,
-						       i + 1);
-		if (need > size - pos)
-			break;
-		pos += need;
-	}
-	pthread_mutex_unlock(&d->lock);
-	fuse_reply_buf(req, buf, pos);
-	free(buf);
-}
-
 static void pfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			struct fuse_file_info *fi)
 {
-	(void)ino;
-	do_readdir(req, size, off, fi, false);
+	pfs_readdir_with(req, ino, size, off, fi, false, NULL, NULL);
 }
 
 static void pfs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			    struct fuse_file_info *fi)
 {
-	(void)ino;
-	do_readdir(req, size, off, fi, true);
-}
-
-static void pfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	(void)ino;
-	dirh_free((dirh *)(uintptr_t)fi->fh);
-	fuse_reply_err(req, 0);
+	pfs_readdir_with(req, ino, size, off, fi, true, NULL, NULL);
 }
 
 /* ---- files ---------------------------------------------------------------------------- */
@@ -552,8 +308,8 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, EROFS);
 		return;
 	}
-	res r;
-	int rc = resolve(fs, ino, true, &r);
+	pfs_res r;
+	int rc = pfs_resolve(fs, ino, true, &r);
 	handle *h = NULL;
 	if (rc == 0 && pfs_kind_is_dir((pfs_kind)r.n->key.kind))
 		rc = -EISDIR;
@@ -575,11 +331,11 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		if (h)
 			h->pf = NULL;
 		handle_free(fs, h);
-		res_done(&r);
+		pfs_res_done(&r);
 		fuse_reply_err(req, -rc);
 		return;
 	}
-	res_done(&r);
+	pfs_res_done(&r);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	pfs_live_add(fs, &h->live, handle_drop);
 	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted */
@@ -764,7 +520,12 @@ static void pfs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 
 static void pfs_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	pfs_fs *fs = userdata;
+	/* no OPENDIR/RELEASEDIR round trips, every listing in the kernel's
+	 * cache (dirs.c); PARQUETFS_TEST_OPENDIR=1 keeps the handles, as
+	 * older kernels have them (the tests run both) */
+	const char *t = getenv("PARQUETFS_TEST_OPENDIR");
+	fs->no_opendir = (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) && !(t && *t == '1');
 	/* Binary ranges are spliced from the source file when the kernel can. */
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE;

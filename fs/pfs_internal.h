@@ -345,6 +345,8 @@ void pfs_live_drop_all(pfs_fs *fs);
 
 /* ---- the filesystem (fs.c: its parts and their lifetime) --------------------------- */
 
+typedef struct pfs_dirs pfs_dirs;
+
 struct pfs_fs {
 	const pfs_options *opts;
 	pfs_inodes *inodes;
@@ -353,6 +355,8 @@ struct pfs_fs {
 	pfs_cache *meta;    /* chunk layouts and metadata texts: small, and kept
 			     * apart so that streaming pages never evicts them */
 	pfs_notify *notify;
+	pfs_dirs *dirs;     /* listings for stateless readdir (dirs.c) */
+	bool no_opendir;    /* the kernel sends no OPENDIR (set at init) */
 	pfs_staging *staging; /* NULL with -o ro or a single-file SOURCE */
 	/* Keys for encrypted files, loaded from key_file at mount (NULL
 	 * without one). Files are matched by their path under SOURCE
@@ -367,6 +371,8 @@ struct pfs_fs {
 	atomic_uint_fast64_t column_passes; /* columns measured alone (pfs_sizes_column) */
 	atomic_uint_fast64_t layout_loads; /* chunk layouts loaded for entries (logged at unmount) */
 	atomic_uint_fast64_t ahead_used; /* segments rendered ahead and served (stream.c) */
+	atomic_uint_fast64_t listings;   /* directory listings made (dirs.c) */
+	atomic_uint_fast64_t dir_opens;  /* OPENDIRs answered with a handle (dirs.c) */
 	bool started;           /* pfs_fs_start ran: the unmount report lines are due */
 	atomic_uint_fast64_t next_id;  /* source ids and file generations */
 	/* The memory budget (memory.c): cache_size, for everything decoded. */
@@ -400,20 +406,51 @@ static inline uint64_t pfs_fs_new_id(pfs_fs *fs)
 /* The operations of the read-only tree (SOURCE and its Parquet files). */
 const struct fuse_lowlevel_ops *pfs_ro_ops(void);
 
-/* Directory handles, for a layer's own directories (staging_ops.c): the
- * layer opens them with its listing; readdir, readdirplus and releasedir
- * are the read-only table's. */
+/* An inode resolved for a request: SOURCE entries stat'ed, entries inside
+ * a file checked against its current generation. */
+typedef struct pfs_res {
+	pfs_node *n;
+	pfs_pf *pf;       /* held when the entry is inside a file (or need_pf) */
+	pfs_key dir;      /* the node's key as a tree directory (FILE: generation) */
+	struct stat base; /* stat the attributes derive from */
+} pfs_res;
+/* need_pf: open the file even for its own directory (lookups below it). */
+int pfs_resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, pfs_res *r);
+void pfs_res_done(pfs_res *r);
+/* 0, or -errno when an aggregate's size could not be measured. */
+int pfs_make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *base,
+		  struct stat *st);
+double pfs_attr_timeout(const pfs_node *n);
+double pfs_entry_timeout(const pfs_node *n);
+/* The node and stat of a SOURCE child (directory or Parquet file). */
+int pfs_src_child(pfs_fs *fs, pfs_src *c, pfs_node **n, struct stat *st);
+
+/* ---- dirs.c: listings ----------------------------------------------------------------- */
+
+/* Directory listings. Where the kernel allows it, OPENDIR is answered
+ * ENOSYS once and never sent again: readdir is then stateless (listings
+ * kept in a small cache, offsets naming their snapshot) and the kernel
+ * caches every listing; those that can change (SOURCE's, a layer's) are
+ * invalidated once read to their end. A layer's directories (staging/)
+ * come with its listing functions. */
 typedef struct pfs_dirh pfs_dirh;
-/* Fills the listing of the directory self (called on the first readdir). */
+/* Fills the listing of the directory self. */
 typedef int (*pfs_dir_list_fn)(pfs_fs *fs, pfs_node *self, pfs_dirh *d);
 /* Attributes and timeouts of a layer's entry now (nonzero: gone, not listed). */
 typedef int (*pfs_dir_attr_fn)(pfs_fs *fs, pfs_node *n, struct stat *st, double *timeout);
 void pfs_opendir_with(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		      pfs_dir_list_fn list, pfs_dir_attr_fn attr);
+void pfs_readdir_with(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		      struct fuse_file_info *fi, bool plus, pfs_dir_list_fn list,
+		      pfs_dir_attr_fn attr);
+void pfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 /* A layer's entry (its attributes from the handle's attr). */
 int pfs_dir_add(pfs_dirh *d, const char *name, pfs_node *n);
 /* The entries of the SOURCE directory of the handle, but one named hide. */
 int pfs_dir_add_source(pfs_dirh *d, const char *hide);
+/* The listing cache of a mount (fs.c). */
+pfs_dirs *pfs_dirs_new(void);
+void pfs_dirs_free(pfs_dirs *c);
 
 /* ---- tree.c ------------------------------------------------------------------- */
 

@@ -232,6 +232,32 @@ static void stg_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		pfs_opendir_with(req, ino, fi, list_dir, entry_attr);
 }
 
+/* Stateless readdir (dirs.c): the listing of this layer's directories. */
+static void stg_readdir_any(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			    struct fuse_file_info *fi, bool plus)
+{
+	if (ino == FUSE_ROOT_ID)
+		pfs_readdir_with(req, ino, size, off, fi, plus, list_root, entry_attr);
+	else if (stg_node(req, ino))
+		pfs_readdir_with(req, ino, size, off, fi, plus, list_dir, entry_attr);
+	else if (plus)
+		next_of(req)->readdirplus(req, ino, size, off, fi);
+	else
+		next_of(req)->readdir(req, ino, size, off, fi);
+}
+
+static void stg_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	stg_readdir_any(req, ino, size, off, fi, false);
+}
+
+static void stg_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			    struct fuse_file_info *fi)
+{
+	stg_readdir_any(req, ino, size, off, fi, true);
+}
+
 /* With staging/, the space is SOURCE's (df, and tools that check it). */
 static void stg_statfs(fuse_req_t req, fuse_ino_t ino)
 {
@@ -266,7 +292,7 @@ static void stg_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 }
 
 /* What staging/ adds to or changes in the next table; the rest of it
- * (readdir, releasedir, mknod, symlink, link ...) is taken as it is. */
+ * (releasedir, mknod, symlink, link ...) is taken as it is. */
 static void wrap(struct fuse_lowlevel_ops *o)
 {
 	o->init = stg_init;
@@ -285,6 +311,8 @@ static void wrap(struct fuse_lowlevel_ops *o)
 	o->fsync = stg_fsync;
 	o->release = stg_release;
 	o->opendir = stg_opendir;
+	o->readdir = stg_readdir;
+	o->readdirplus = stg_readdirplus;
 	o->statfs = stg_statfs;
 	o->setxattr = stg_setxattr;
 	o->removexattr = stg_removexattr;
