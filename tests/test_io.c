@@ -336,9 +336,9 @@ END_TEST
 /* A far source opens with the tail read alone; its leading magic is
  * checked by the first chunk's read (from offset 4, extended to 0), which
  * fails with the message opening gives a near source. */
-/* A row reader and the size pass tell a far source each row group's whole
- * byte range ahead of its reads (pq_file_advise_row_group); a near one is
- * told nothing. */
+/* A row reader and the size pass (last row group first) tell a far source
+ * each row group's whole byte range ahead of its reads
+ * (pq_file_advise_row_group); a near one is told nothing. */
 START_TEST(test_advise_row_groups)
 {
 	size_t n;
@@ -374,6 +374,16 @@ START_TEST(test_advise_row_groups)
 			if (c->adv_off[i] == ext_off[r] && c->adv_len[i] == ext_len[r])
 				seen[r] = true;
 	ck_assert(seen[0] && seen[1] && seen[2] && seen[3]);
+	/* last row group first: the source's byte cache ends the pass
+	 * holding the file's beginning, where a render starts next */
+	ck_assert_int_ge(c->advised, 1);
+	ck_assert_uint_eq(c->adv_off[0], ext_off[3]);
+	ck_assert_uint_eq(c->adv_len[0], ext_len[3]);
+	int last_at = -1;
+	for (int i = 0; i < c->advised && i < 64; i++)
+		if (c->adv_off[i] == ext_off[0])
+			last_at = i;
+	ck_assert_int_eq(last_at, c->advised < 64 ? c->advised - 1 : last_at);
 	pq_file_free(f);
 	pq_source_unref(s);
 	/* near: nothing to gain, nothing said */

@@ -88,6 +88,9 @@ typedef struct pass {
 	size_t ntasks;
 	size_t next; /* atomic: the next task to take */
 	bool flat;
+	/* row groups last to first: a far source's byte cache then ends the
+	 * pass holding the file's beginning, where a render starts next */
+	bool reverse;
 } pass;
 
 static bool cancelled(const pass *p)
@@ -114,8 +117,12 @@ static void run_task(pass *p, const task *t, pq_buf *scratch)
 		 * its bytes (and the next one's) asked for at the first; a
 		 * column measured alone reads only its own chunks */
 		if (t->index % ncol == 0 && !(p->opt && p->opt->one_column)) {
-			pq_file_advise_row_group(f, (uint32_t)(t->index / ncol));
-			pq_file_advise_row_group(f, (uint32_t)(t->index / ncol) + 1);
+			uint32_t rg = (uint32_t)(t->index / ncol);
+			pq_file_advise_row_group(f, rg);
+			if (!p->reverse)
+				pq_file_advise_row_group(f, rg + 1);
+			else if (rg > 0)
+				pq_file_advise_row_group(f, rg - 1);
 		}
 		pq_sizes_chunk(f, (uint32_t)(t->index / ncol), (uint32_t)(t->index % ncol), &p->budget,
 			       p->memo, &p->s->chunks[t->index], &p->w[t->index]);
@@ -366,9 +373,13 @@ static pq_status run_pass(pass *p, size_t n)
 	if (!p->tasks)
 		return PQ_ENOMEM;
 	p->ntasks = 0;
-	for (size_t i = 0; i < n; i++)
+	p->reverse = pq_source_far(p->f->src) && pq_source_advises(p->f->src);
+	for (size_t k = 0; k < n; k++) {
+		/* columns in file order within each row group either way */
+		size_t i = p->reverse ? (size_t)(nrg - 1 - k / ncol) * ncol + k % ncol : k;
 		if (p->w[i].primary == i)
 			p->tasks[p->ntasks++] = (task){T_CHUNK, i};
+	}
 	run_all(p, threads);
 	if (cancelled(p))
 		return PQ_EIO;
@@ -390,7 +401,8 @@ static pq_status run_pass(pass *p, size_t n)
 			p->tasks[p->ntasks++] = (task){T_VERIFY, i};
 		}
 	}
-	for (uint32_t r = 0; !p->flat && r < nrg; r++) {
+	for (uint32_t k = 0; !p->flat && k < nrg; k++) {
+		uint32_t r = p->reverse ? nrg - 1 - k : k;
 		if (rows_twin(p, r) != r)
 			continue;
 		p->tasks[p->ntasks++] = (task){T_ROWS_CSV, r};
