@@ -47,7 +47,7 @@ struct pfs_dirh {
 	pthread_mutex_t lock;
 	bool listed;
 	bool fixed;           /* a file's directory: the listing never changes */
-	uint32_t snap;        /* snapshot number in offsets (0: none needed) */
+	uint32_t snap;        /* its number in offsets (0: an OPENDIR handle's) */
 	dent *v;
 	size_t n, cap;
 	pfs_fs *fs;
@@ -166,38 +166,38 @@ static int dir_list(dirh *d)
 	return 0;
 }
 
-/* A listing of ino, not made yet (dir_list does that under its lock). */
-static int dirh_new(pfs_fs *fs, fuse_ino_t ino, pfs_dir_list_fn list, pfs_dir_attr_fn attr,
-		    dirh **out)
+/* A listing of the resolved directory r, not made yet (dir_list does that
+ * under its lock); takes r's file reference. */
+static dirh *dirh_of(pfs_fs *fs, fuse_ino_t ino, pfs_res *r, pfs_dir_list_fn list,
+		     pfs_dir_attr_fn attr)
 {
-	*out = NULL;
-	pfs_res r;
-	int rc = pfs_resolve(fs, ino, true, &r);
-	if (rc == 0 && !pfs_kind_is_dir((pfs_kind)r.n->key.kind))
-		rc = -ENOTDIR;
-	dirh *d = rc ? NULL : calloc(1, sizeof *d);
-	if (rc == 0 && !d)
-		rc = -ENOMEM;
-	if (rc) {
-		pfs_res_done(&r);
-		return rc;
-	}
+	dirh *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
 	atomic_init(&d->refs, 1);
 	pthread_mutex_init(&d->lock, NULL);
 	d->fs = fs;
-	d->self = r.n;
+	d->self = r->n;
 	d->ino = ino;
-	d->dir = r.dir;
-	d->base = r.base;
+	d->dir = r->dir;
+	d->base = r->base;
 	d->list = list;
 	d->attr = attr;
 	/* the listing of a file generation never changes */
-	d->fixed = r.pf != NULL;
-	d->pf = r.pf;
-	r.pf = NULL;
-	pfs_res_done(&r);
-	*out = d;
-	return 0;
+	d->fixed = r->pf != NULL;
+	d->pf = r->pf;
+	r->pf = NULL;
+	return d;
+}
+
+static int dir_resolve(pfs_fs *fs, fuse_ino_t ino, pfs_res *r)
+{
+	int rc = pfs_resolve(fs, ino, true, r);
+	if (rc == 0 && !pfs_kind_is_dir((pfs_kind)r->n->key.kind))
+		rc = -ENOTDIR;
+	if (rc)
+		pfs_res_done(r);
+	return rc;
 }
 
 void pfs_opendir_with(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
@@ -208,10 +208,13 @@ void pfs_opendir_with(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		fuse_reply_err(req, ENOSYS); /* once: the kernel sends no more */
 		return;
 	}
-	dirh *d;
-	int rc = dirh_new(fs, ino, list, attr, &d);
-	if (rc) {
-		fuse_reply_err(req, -rc);
+	pfs_res r;
+	int rc = dir_resolve(fs, ino, &r);
+	dirh *d = rc ? NULL : dirh_of(fs, ino, &r, list, attr);
+	if (!rc)
+		pfs_res_done(&r);
+	if (!d) {
+		fuse_reply_err(req, rc ? -rc : ENOMEM);
 		return;
 	}
 	if (d->fixed) {
@@ -258,36 +261,52 @@ void pfs_dirs_free(pfs_dirs *c)
 	free(c);
 }
 
-/* The listing a stateless readdir of ino at off continues (a reference),
- * or a new one: at offset 0 for a directory that can change, whenever
- * the one named by off is no longer kept. */
+/* The listing a stateless readdir of ino at off continues (a reference).
+ * At offset 0 the directory is resolved (a file's directory may have a
+ * new generation) and a file generation's listing is reused; SOURCE's and
+ * a layer's are made anew. Further on, the listing the offset names, or
+ * a new one when it is no longer kept. */
 static int dirs_get(pfs_fs *fs, fuse_ino_t ino, off_t off, pfs_dir_list_fn list,
 		    pfs_dir_attr_fn attr, dirh **out)
 {
 	pfs_dirs *c = fs->dirs;
 	uint32_t snap = (uint32_t)((uint64_t)off >> 32);
+	pfs_res r;
+	memset(&r, 0, sizeof r);
+	if (off == 0) {
+		int rc = dir_resolve(fs, ino, &r);
+		if (rc)
+			return rc;
+	}
 	pthread_mutex_lock(&c->lock);
 	for (int i = 0; i < DIRS_SLOTS; i++) {
 		dirh *d = c->slot[i];
-		if (d && d->ino == ino && (off ? d->snap == snap : d->fixed)) {
+		if (!d || d->ino != ino)
+			continue;
+		if (off ? d->snap == snap
+			: d->fixed && r.pf == d->pf && pfs_key_eq(&r.dir, &d->dir)) {
 			c->used[i] = ++c->tick;
 			atomic_fetch_add(&d->refs, 1);
 			*out = d;
 			pthread_mutex_unlock(&c->lock);
+			pfs_res_done(&r);
 			return 0;
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	dirh *d;
-	int rc = dirh_new(fs, ino, list, attr, &d);
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&c->lock);
-	if (!d->fixed) {
-		if (++c->next_snap >= (1u << 31)) /* offsets stay positive */
-			c->next_snap = 1;
-		d->snap = c->next_snap;
+	if (off != 0) {
+		int rc = dir_resolve(fs, ino, &r);
+		if (rc)
+			return rc;
 	}
+	dirh *d = dirh_of(fs, ino, &r, list, attr);
+	pfs_res_done(&r);
+	if (!d)
+		return -ENOMEM;
+	pthread_mutex_lock(&c->lock);
+	if (++c->next_snap >= (1u << 31)) /* offsets stay positive */
+		c->next_snap = 1;
+	d->snap = c->next_snap;
 	int lru = 0;
 	for (int i = 1; i < DIRS_SLOTS; i++)
 		if (c->used[i] < c->used[lru])

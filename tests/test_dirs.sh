@@ -8,6 +8,8 @@
 #     "mount totals" line counts listings made and OPENDIR handles;
 #   - `ls -lR` and `find` list the same entries each time, and the same as
 #     the other mode;
+#   - a file's directory lists its current generation (a broken file put
+#     in its place lists error.txt, the good one back the tree again);
 #   - SOURCE's listings stay fresh without waiting: a file added, removed
 #     or renamed in SOURCE shows in the very next `ls`, in the root and in a
 #     subdirectory, and so does a file copied into staging/ (and its
@@ -57,6 +59,24 @@ for mode in stateless handles; do
 	cmp -s "$WORK/ls1.$mode" "$WORK/ls2.$mode" && ok "$mode: two ls -lR of the tree agree" ||
 		fail "$mode: the second ls -lR differs: $(diff "$WORK/ls1.$mode" "$WORK/ls2.$mode" | head -5)"
 	[ "$ndirs" -gt 40 ] || fail "$mode: only $ndirs directories in the tree"
+
+	# a file's directory listing belongs to its generation: replaced by a
+	# broken file it lists error.txt alone, and the tree again when the
+	# good file is back (1 s: the file's attribute timeout)
+	cp "$SRC/t.parquet" "$SRC/g.parquet"
+	good=$(ls "$MNT/g.parquet" | tr '\n' ' ')
+	printf 'PAR1 not a footer PAR1' >"$WORK/bad" && mv "$WORK/bad" "$SRC/g.parquet"
+	sleep 1.1
+	bad=$(ls "$MNT/g.parquet" | tr '\n' ' ')
+	cp "$SRC/t.parquet" "$WORK/g" && mv "$WORK/g" "$SRC/g.parquet"
+	sleep 1.1
+	again=$(ls "$MNT/g.parquet" | tr '\n' ' ')
+	if [ "$bad" = "error.txt " ] && [ "$again" = "$good" ] && [ "$good" != "$bad" ]; then
+		ok "$mode: a file's listing follows its generation (error.txt, then the tree again)"
+	else
+		fail "$mode: listings of a replaced file: '$good', then '$bad', then '$again'"
+	fi
+	rm "$SRC/g.parquet"
 
 	# freshness of SOURCE's listings and staging/'s, without waiting
 	ls "$MNT" >/dev/null; ls "$MNT/sub" >/dev/null
