@@ -210,9 +210,11 @@ struct pfs_pf {
 	bool sz_running;           /* a pass (or index load) is under way */
 	int sz_index;              /* under sz_lock: 0 untried, 1 has the sizes, -1 has not */
 	atomic_bool sz_cancel;     /* the generation was retired: stop its pass */
-	/* pfs_pf_advise_chunk: the last chunk.bin opened ((rg << 32 | col) + 1)
-	 * and the last row group fetched whole (rg + 1) */
-	_Atomic uint64_t adv_last, adv_rg;
+	/* pfs_pf_advise_chunk: the last chunk.bin opened ((rg << 32 | col) + 1),
+	 * the last row group fetched whole (rg + 1), and one past the last
+	 * row group asked for ahead, and how many row groups in a row were
+	 * taken in file order */
+	_Atomic uint64_t adv_last, adv_rg, adv_hi, adv_run;
 };
 
 /* Stats the entry and compares its identity with what it was: a changed or vanished

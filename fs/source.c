@@ -477,41 +477,84 @@ int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
  * enough for its own requests to run at the server's speed. */
 #define ADVISE_ROW_GROUP_MAX ((uint64_t)8 << 20)
 
+/* The extent of row groups [from, to) when they lie end to end (the
+ * usual layout) and together within ADVISE_ROW_GROUP_MAX; false if not. */
+static bool row_groups_extent(pfs_pf *pf, uint32_t from, uint32_t to, uint64_t *off,
+			      uint64_t *len)
+{
+	uint64_t end = 0;
+	for (uint32_t r = from; r < to; r++) {
+		uint64_t o, l;
+		pq_error err;
+		if (pq_row_group_extent(pf->f, r, &o, &l, &err) != PQ_OK || (r > from && o != end))
+			return false;
+		if (r == from)
+			*off = o;
+		end = o + l;
+	}
+	*len = end - *off;
+	return to > from && *len <= ADVISE_ROW_GROUP_MAX;
+}
+
 /* A remote object costs a round trip per request: chunk.bin read as the
  * kernel asks (128 KiB, then a window) is two or three GETs per chunk,
  * and a file of small row groups has hundreds of chunks. Opening one
  * fetches it whole at once, and the second chunk.bin of the same row group
  * opened next (tar, cp -r, cat row_groups/N/columns/x/chunk.bin in any
- * order) fetches the rest of the row group and the next row group in the
- * background, a request or two each; from then on, the first chunk.bin
- * of another row group fetches that row group whole at once. One column
- * read across row groups still fetches only its chunks. */
+ * order) fetches the rest of the row group whole; from then on, the first
+ * chunk.bin of another row group fetches that row group whole at once.
+ * Ahead of the reader, the row group after the current one comes too;
+ * once the reader has taken row groups in file order for two in a row,
+ * those after it come in requests of up to ADVISE_ROW_GROUP_MAX (two of
+ * lineitem's 3.7 MB row groups at once), one or two row groups ahead: the
+ * server sees half as many requests, each fetched while the reader reads
+ * the one before, and a reader that jumps (a shell's sorted 1, 10, 11 ...
+ * 19, 2, 20) wastes no more than one row group at each jump.
+ * One column read across row groups still fetches only its chunks. */
 void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, uint64_t len)
 {
 	if (!pf->io || !pf->f || !pq_source_far(pf->io) || !pq_source_advises(pf->io))
 		return;
-	pq_source_advise(pf->io, off, len);
 	uint64_t me = ((uint64_t)rg << 32 | col) + 1;
 	uint64_t prev = atomic_exchange(&pf->adv_last, me);
-	if (prev == 0 || prev == me)
-		return;
-	uint64_t prev_rg = (prev - 1) >> 32, whole = atomic_load(&pf->adv_rg);
-	if (whole == (uint64_t)rg + 1)
-		return; /* this row group is coming whole already */
+	uint64_t prev_rg = prev ? (prev - 1) >> 32 : 0, whole = atomic_load(&pf->adv_rg);
 	/* a second chunk of this row group, or the first of another one right
 	 * after a row group read whole (the reader goes row group by row group,
 	 * in whatever order: tar, a shell's sorted names) */
-	if (prev_rg != rg && whole != prev_rg + 1)
+	if (prev == 0 || prev == me || whole == (uint64_t)rg + 1 ||
+	    (prev_rg != rg && whole != prev_rg + 1)) {
+		pq_source_advise(pf->io, off, len); /* this chunk (or nothing new) */
 		return;
-	atomic_store(&pf->adv_rg, (uint64_t)rg + 1);
-	/* and the next one, so that fetching it overlaps reading this one
-	 * (file order, and most of a shell's sorted order: 10, 11, 12 ...) */
-	for (uint32_t r = rg; r <= rg + 1 && r < pf->nrg; r++) {
-		uint64_t o, l;
-		pq_error err;
-		if (pq_row_group_extent(pf->f, r, &o, &l, &err) == PQ_OK && l <= ADVISE_ROW_GROUP_MAX)
-			pq_source_advise(pf->io, o, l);
 	}
+	atomic_store(&pf->adv_rg, (uint64_t)rg + 1);
+	/* row groups taken in file order for a while now: more at once */
+	uint64_t run = whole == rg ? atomic_load(&pf->adv_run) + 1 : 0;
+	atomic_store(&pf->adv_run, run);
+	uint64_t o, l;
+	/* this row group first, so that the chunk is one request with it */
+	if (row_groups_extent(pf, rg, rg + 1, &o, &l))
+		pq_source_advise(pf->io, o, l);
+	pq_source_advise(pf->io, off, len);
+	/* ahead: from the first row group not asked for yet, as many as fit
+	 * in one request, when that row group is at most two ahead (a jump
+	 * elsewhere, a shell's 19 -> 2, starts the window again) */
+	uint64_t hi = atomic_load(&pf->adv_hi);
+	if (hi <= rg || hi > (uint64_t)rg + 3)
+		hi = (uint64_t)rg + 1;
+	if (hi > (uint64_t)rg + 2 || hi >= pf->nrg)
+		return;
+	uint32_t from = (uint32_t)hi, to = from + 1;
+	if (!row_groups_extent(pf, from, to, &o, &l)) {
+		atomic_store(&pf->adv_hi, hi + 1); /* too large: left to its chunks */
+		return;
+	}
+	uint64_t o2, l2;
+	while (run >= 2 && to < pf->nrg && row_groups_extent(pf, from, to + 1, &o2, &l2)) {
+		to++;
+		l = l2;
+	}
+	atomic_store(&pf->adv_hi, to);
+	pq_source_advise(pf->io, o, l);
 }
 
 /* ---- directories ------------------------------------------------------------- */

@@ -154,6 +154,25 @@ echo "requests: every chunk.bin out of file order (4 row groups x 8 columns, fil
 [ "$g" -le 12 ] && [ "$gb" -le "$sz" ] && ok "every chunk.bin: $g GETs for 32 chunks, $gb bytes" ||
 	{ fail "every chunk.bin: $g GETs for 32 chunks (want <= 12), $gb bytes (file: $sz)"; show_log; }
 umount_fs "$R"
+# in file order (tar, cp -r), 16 small row groups: once the reader has gone
+# row group by row group for a while, the ones ahead come several at a
+# time (up to 8 MiB a request), each byte once
+"$CONVERT" -o row_group_rows=5000,codec=uncompressed,dictionary=off "$WORK/w.csv" "$W/w16.parquet" ||
+	{ fail "parquetfs-convert w16"; finish; }
+s3_seed bkt wide16/w16.parquet "$W/w16.parquet"
+mount_s3 "$R" bkt/wide16 || finish
+cat "$R/w16.parquet/metadata.txt" >/dev/null
+order=$(for rg in $(seq 0 15); do for c in a b c d e f g h; do echo "row_groups/$rg/columns/$c/chunk.bin"; done; done)
+s3_reset
+same <(for e in $order; do cat "$R/w16.parquet/$e"; done) <(for e in $order; do cat "$WM/w16.parquet/$e"; done) ||
+	fail "every chunk.bin (file order, 16 row groups) differs"
+read -r g gb < <(s3_count GET)
+sz=$(stat -c %s "$W/w16.parquet")
+echo "requests: every chunk.bin in file order (16 row groups x 8 columns, file $sz bytes): $g GET, $gb bytes"
+# before: one request or two per row group (18)
+[ "$g" -le 6 ] && [ "$gb" -le "$sz" ] && ok "every chunk.bin in file order: $g GETs for 16 row groups, $gb bytes" ||
+	{ fail "every chunk.bin in file order: $g GETs for 16 row groups (want <= 6), $gb bytes (file: $sz)"; show_log; }
+umount_fs "$R"
 # the size pass and data.csv ask for each row group's bytes as a whole
 # (pq_file_advise_row_group): a request or two per row group, not one or
 # more per chunk
