@@ -310,11 +310,39 @@ pq_status pq_row_group_extent(const pq_file *f, uint32_t rg, uint64_t *offset, u
 	return PQ_OK;
 }
 
+/* Row groups advised together go out as one range (one request) when they
+ * lie end to end and together within this; else each on its own. */
+#define ADVISE_TOGETHER_MAX ((uint64_t)8 << 20)
+
+void pq_file_advise_row_groups(const pq_file *f, uint32_t rg, uint32_t n)
+{
+	if (!pq_source_far(f->src) || !pq_source_advises(f->src) || rg >= f->md.row_groups.n)
+		return;
+	if (n > f->md.row_groups.n - rg)
+		n = (uint32_t)(f->md.row_groups.n - rg);
+	uint64_t off[8], len[8], first = 0, end = 0;
+	bool together = n <= 8;
+	if (n > 8)
+		n = 8;
+	for (uint32_t i = 0; i < n; i++) {
+		pq_error err;
+		if (pq_row_group_extent(f, rg + i, &off[i], &len[i], &err) != PQ_OK)
+			return;
+		if (i == 0)
+			first = off[0];
+		else if (off[i] != end)
+			together = false;
+		end = off[i] + len[i];
+	}
+	if (together && end - first <= ADVISE_TOGETHER_MAX) {
+		pq_source_advise(f->src, first, end - first);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		pq_source_advise(f->src, off[i], len[i]);
+}
+
 void pq_file_advise_row_group(const pq_file *f, uint32_t rg)
 {
-	uint64_t off, len;
-	pq_error err;
-	if (pq_source_far(f->src) && pq_source_advises(f->src) && rg < f->md.row_groups.n &&
-	    pq_row_group_extent(f, rg, &off, &len, &err) == PQ_OK)
-		pq_source_advise(f->src, off, len);
+	pq_file_advise_row_groups(f, rg, 1);
 }

@@ -79,7 +79,9 @@ pq_status pq_row_reader_open(const pq_file *f, uint32_t rg, pq_row_format fmt,
 	r->rg = rg;
 	r->fmt = fmt;
 	r->ncols = f->num_columns;
-	pq_file_advise_row_group(f, rg); /* its pages come in a request or two */
+	/* its pages come in a request or two; at every second row group the
+	 * next one with it (a stream renders one row group ahead) */
+	pq_file_advise_row_groups(f, rg, rg % 2 ? 1 : 2);
 	r->streams = calloc(r->ncols ? r->ncols : 1, sizeof *r->streams);
 	r->cursors = calloc(r->ncols ? r->ncols : 1, sizeof *r->cursors);
 	pq_status st = r->streams && r->cursors ? PQ_OK

@@ -117,12 +117,15 @@ static void run_task(pass *p, const task *t, pq_buf *scratch)
 		 * its bytes (and the next one's) asked for at the first; a
 		 * column measured alone reads only its own chunks */
 		if (t->index % ncol == 0 && !(p->opt && p->opt->one_column)) {
-			uint32_t rg = (uint32_t)(t->index / ncol);
-			pq_file_advise_row_group(f, rg);
+			/* at every second row group, it and the next one in
+			 * one request (the next one's is then held) */
+			uint32_t rg = (uint32_t)(t->index / ncol), nrg = p->s->num_row_groups;
 			if (!p->reverse)
-				pq_file_advise_row_group(f, rg + 1);
-			else if (rg > 0)
-				pq_file_advise_row_group(f, rg - 1);
+				pq_file_advise_row_groups(f, rg, rg % 2 ? 1 : 2);
+			else if ((nrg - 1 - rg) % 2 == 0 && rg > 0)
+				pq_file_advise_row_groups(f, rg - 1, 2);
+			else
+				pq_file_advise_row_group(f, rg);
 		}
 		pq_sizes_chunk(f, (uint32_t)(t->index / ncol), (uint32_t)(t->index % ncol), &p->budget,
 			       p->memo, &p->s->chunks[t->index], &p->w[t->index]);
