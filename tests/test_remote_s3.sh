@@ -140,39 +140,36 @@ echo "requests: c's chunk.bin in 4 row groups ($want bytes): $g GET, $gb bytes"
 [ "$g" -le 4 ] && [ "$gb" -le "$want" ] && ok "one column's chunk.bin across row groups: $g GETs, only its bytes" ||
 	{ fail "one column's chunk.bin across 4 row groups: $g GETs (want <= 4), $gb bytes (its chunks: $want)"; show_log; }
 umount_fs "$R"
-mount_s3 "$R" bkt/wide || finish
-cat "$R/w.parquet/metadata.txt" >/dev/null
+# every_chunk PREFIX FILE WHAT MAX ORDER...: cat of the chunk.bin entries
+# ORDER (paths in FILE's tree) on a fresh mount of bkt/PREFIX, the same
+# bytes as the local mount's, in at most MAX GETs and each byte once
+every_chunk() {
+	local prefix=$1 file=$2 what=$3 max=$4 g gb sz
+	shift 4
+	mount_s3 "$R" "bkt/$prefix" || finish
+	cat "$R/$file/metadata.txt" >/dev/null
+	s3_reset
+	same <(for e in "$@"; do cat "$R/$file/$e"; done) <(for e in "$@"; do cat "$WM/$file/$e"; done) ||
+		fail "every chunk.bin ($what) differs"
+	read -r g gb < <(s3_count GET)
+	sz=$(stat -c %s "$W/$file")
+	echo "requests: every chunk.bin $what (file $sz bytes): $g GET, $gb bytes"
+	[ "$g" -le "$max" ] && [ "$gb" -le "$sz" ] && ok "every chunk.bin $what: $g GETs, $gb bytes" ||
+		{ fail "every chunk.bin $what: $g GETs (want <= $max), $gb bytes (file: $sz)"; show_log; }
+	umount_fs "$R"
+}
 # every chunk, never in file order: row groups 2 0 3 1, columns backwards
-order=$(for rg in 2 0 3 1; do for c in h g f e d c b a; do echo "row_groups/$rg/columns/$c/chunk.bin"; done; done)
-s3_reset
-same <(for e in $order; do cat "$R/w.parquet/$e"; done) <(for e in $order; do cat "$WM/w.parquet/$e"; done) ||
-	fail "every chunk.bin (out of order) differs"
-read -r g gb < <(s3_count GET)
-sz=$(stat -c %s "$W/w.parquet")
-echo "requests: every chunk.bin out of file order (4 row groups x 8 columns, file $sz bytes): $g GET, $gb bytes"
-# before: two GETs per chunk (the kernel's first 128 KiB, then the rest)
-[ "$g" -le 12 ] && [ "$gb" -le "$sz" ] && ok "every chunk.bin: $g GETs for 32 chunks, $gb bytes" ||
-	{ fail "every chunk.bin: $g GETs for 32 chunks (want <= 12), $gb bytes (file: $sz)"; show_log; }
-umount_fs "$R"
+# (before: two GETs per chunk, the kernel's first 128 KiB, then the rest)
+every_chunk wide w.parquet "out of file order (4 row groups x 8 columns)" 12 \
+	$(for rg in 2 0 3 1; do for c in h g f e d c b a; do echo "row_groups/$rg/columns/$c/chunk.bin"; done; done)
 # in file order (tar, cp -r), 16 small row groups: once the reader has gone
 # row group by row group for a while, the ones ahead come several at a
-# time (up to 8 MiB a request), each byte once
+# time (up to 8 MiB a request); before: one request or two per row group (18)
 "$CONVERT" -o row_group_rows=5000,codec=uncompressed,dictionary=off "$WORK/w.csv" "$W/w16.parquet" ||
 	{ fail "parquetfs-convert w16"; finish; }
 s3_seed bkt wide16/w16.parquet "$W/w16.parquet"
-mount_s3 "$R" bkt/wide16 || finish
-cat "$R/w16.parquet/metadata.txt" >/dev/null
-order=$(for rg in $(seq 0 15); do for c in a b c d e f g h; do echo "row_groups/$rg/columns/$c/chunk.bin"; done; done)
-s3_reset
-same <(for e in $order; do cat "$R/w16.parquet/$e"; done) <(for e in $order; do cat "$WM/w16.parquet/$e"; done) ||
-	fail "every chunk.bin (file order, 16 row groups) differs"
-read -r g gb < <(s3_count GET)
-sz=$(stat -c %s "$W/w16.parquet")
-echo "requests: every chunk.bin in file order (16 row groups x 8 columns, file $sz bytes): $g GET, $gb bytes"
-# before: one request or two per row group (18)
-[ "$g" -le 6 ] && [ "$gb" -le "$sz" ] && ok "every chunk.bin in file order: $g GETs for 16 row groups, $gb bytes" ||
-	{ fail "every chunk.bin in file order: $g GETs for 16 row groups (want <= 6), $gb bytes (file: $sz)"; show_log; }
-umount_fs "$R"
+every_chunk wide16 w16.parquet "in file order (16 row groups x 8 columns)" 6 \
+	$(for rg in $(seq 0 15); do for c in a b c d e f g h; do echo "row_groups/$rg/columns/$c/chunk.bin"; done; done)
 # the size pass and data.csv ask for each row group's bytes as a whole
 # (pq_file_advise_row_group): a request or two per row group, not one or
 # more per chunk
