@@ -44,7 +44,11 @@ cp "$SRC/t.parquet" "$SRC/sub/u.parquet"
 printf 'a,b\n1,x\n' >"$WORK/small.csv"
 "$CONVERT" "$WORK/small.csv" "$WORK/small.parquet" 2>"$WORK/convert.err" ||
 	{ echo "FAIL: parquetfs-convert: $(cat "$WORK/convert.err")"; exit 1; }
-for i in $(seq -w 0 2999); do cp "$WORK/small.parquet" "$SRC/many/f$i.parquet"; done
+python3 -c '
+import shutil, sys
+for i in range(3000):
+    shutil.copyfile(sys.argv[1], "%s/f%04d.parquet" % (sys.argv[2], i))
+' "$WORK/small.parquet" "$SRC/many"
 
 totals() { grep "mount totals:" "$WORK/daemon.log" | tail -1; }
 count() { sed -n "s/.* \([0-9]*\) $1.*/\1/p"; }
