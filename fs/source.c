@@ -548,10 +548,15 @@ void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, ui
 		atomic_store(&pf->adv_hi, hi + 1); /* too large: left to its chunks */
 		return;
 	}
-	uint64_t o2, l2;
-	while (run >= 2 && to < pf->nrg && row_groups_extent(pf, from, to + 1, &o2, &l2)) {
+	/* the ones after it while they lie end to end and fit (at most 64) */
+	while (run >= 2 && to < pf->nrg && to - from < 64) {
+		uint64_t o2, l2;
+		pq_error err;
+		if (pq_row_group_extent(pf->f, to, &o2, &l2, &err) != PQ_OK || o2 != o + l ||
+		    l + l2 > ADVISE_ROW_GROUP_MAX)
+			break;
+		l += l2;
 		to++;
-		l = l2;
 	}
 	atomic_store(&pf->adv_hi, to);
 	pq_source_advise(pf->io, o, l);
