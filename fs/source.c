@@ -477,25 +477,6 @@ int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
  * enough for its own requests to run at the server's speed. */
 #define ADVISE_ROW_GROUP_MAX ((uint64_t)8 << 20)
 
-/* The extent of row groups [from, to) when they lie end to end (the
- * usual layout) and together within ADVISE_ROW_GROUP_MAX; false if not. */
-static bool row_groups_extent(pfs_pf *pf, uint32_t from, uint32_t to, uint64_t *off,
-			      uint64_t *len)
-{
-	uint64_t end = 0;
-	for (uint32_t r = from; r < to; r++) {
-		uint64_t o, l;
-		pq_error err;
-		if (pq_row_group_extent(pf->f, r, &o, &l, &err) != PQ_OK || (r > from && o != end))
-			return false;
-		if (r == from)
-			*off = o;
-		end = o + l;
-	}
-	*len = end - *off;
-	return to > from && *len <= ADVISE_ROW_GROUP_MAX;
-}
-
 /* A remote object costs a round trip per request: chunk.bin read as the
  * kernel asks (128 KiB, then a window) is two or three GETs per chunk,
  * and a file of small row groups has hundreds of chunks. Opening one
@@ -532,7 +513,7 @@ void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, ui
 	atomic_store(&pf->adv_run, run);
 	uint64_t o, l;
 	/* this row group first, so that the chunk is one request with it */
-	if (row_groups_extent(pf, rg, rg + 1, &o, &l))
+	if (pq_row_groups_run(pf->f, rg, 1, ADVISE_ROW_GROUP_MAX, &o, &l))
 		pq_source_advise(pf->io, o, l);
 	pq_source_advise(pf->io, off, len);
 	/* ahead: from the first row group not asked for yet, as many as fit
@@ -543,21 +524,14 @@ void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, ui
 		hi = (uint64_t)rg + 1;
 	if (hi > (uint64_t)rg + 2 || hi >= pf->nrg)
 		return;
-	uint32_t from = (uint32_t)hi, to = from + 1;
-	if (!row_groups_extent(pf, from, to, &o, &l)) {
+	/* the ones after it while they lie end to end and fit (at most 64) */
+	uint32_t from = (uint32_t)hi;
+	uint32_t n = pq_row_groups_run(pf->f, from, run >= 2 ? 64 : 1, ADVISE_ROW_GROUP_MAX, &o, &l);
+	if (n == 0) {
 		atomic_store(&pf->adv_hi, hi + 1); /* too large: left to its chunks */
 		return;
 	}
-	/* the ones after it while they lie end to end and fit (at most 64) */
-	while (run >= 2 && to < pf->nrg && to - from < 64) {
-		uint64_t o2, l2;
-		pq_error err;
-		if (pq_row_group_extent(pf->f, to, &o2, &l2, &err) != PQ_OK || o2 != o + l ||
-		    l + l2 > ADVISE_ROW_GROUP_MAX)
-			break;
-		l += l2;
-		to++;
-	}
+	uint32_t to = from + n;
 	atomic_store(&pf->adv_hi, to);
 	pq_source_advise(pf->io, o, l);
 }

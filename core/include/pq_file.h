@@ -87,9 +87,13 @@ pq_status pq_row_group_extent(const pq_file *f, uint32_t rg, uint64_t *offset, u
  * rg's bytes will be read soon (pq_source_advise), so they come in a
  * request or two ahead of the reads instead of one per page. */
 void pq_file_advise_row_group(const pq_file *f, uint32_t rg);
-/* Row groups [rg, rg + n) (at most 8): in one request when they lie end
- * to end within 8 MiB, so a reader going row group by row group makes
- * half the requests when it asks for two at every second one. */
+/* How many row groups from rg (at most max_n) lie end to end within
+ * max_bytes together, and their range; 0 if rg alone does not fit. */
+uint32_t pq_row_groups_run(const pq_file *f, uint32_t rg, uint32_t max_n, uint64_t max_bytes,
+			   uint64_t *off, uint64_t *len);
+/* Row groups [rg, rg + n): in one request where they lie end to end
+ * within 8 MiB, so a reader going row group by row group makes half the
+ * requests when it asks for two at every second one. */
 void pq_file_advise_row_groups(const pq_file *f, uint32_t rg, uint32_t n);
 
 /* Reads exactly len bytes at offset (bounded by the file size). */

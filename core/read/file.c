@@ -310,36 +310,46 @@ pq_status pq_row_group_extent(const pq_file *f, uint32_t rg, uint64_t *offset, u
 	return PQ_OK;
 }
 
+uint32_t pq_row_groups_run(const pq_file *f, uint32_t rg, uint32_t max_n, uint64_t max_bytes,
+			   uint64_t *off, uint64_t *len)
+{
+	uint32_t n = 0;
+	*off = *len = 0;
+	for (; n < max_n && rg + n < f->md.row_groups.n; n++) {
+		uint64_t o, l;
+		pq_error err;
+		if (pq_row_group_extent(f, rg + n, &o, &l, &err) != PQ_OK ||
+		    (n > 0 && o != *off + *len) || l > max_bytes - *len)
+			break;
+		if (n == 0)
+			*off = o;
+		*len += l;
+	}
+	return n;
+}
+
 /* Row groups advised together go out as one range (one request) when they
  * lie end to end and together within this; else each on its own. */
 #define ADVISE_TOGETHER_MAX ((uint64_t)8 << 20)
 
 void pq_file_advise_row_groups(const pq_file *f, uint32_t rg, uint32_t n)
 {
-	if (!pq_source_far(f->src) || !pq_source_advises(f->src) || rg >= f->md.row_groups.n)
+	if (!pq_source_far(f->src) || !pq_source_advises(f->src))
 		return;
-	if (n > f->md.row_groups.n - rg)
-		n = (uint32_t)(f->md.row_groups.n - rg);
-	uint64_t off[8], len[8], first = 0, end = 0;
-	bool together = n <= 8;
-	if (n > 8)
-		n = 8;
-	for (uint32_t i = 0; i < n; i++) {
+	while (n > 0 && rg < f->md.row_groups.n) {
+		uint64_t off, len;
+		uint32_t k = pq_row_groups_run(f, rg, n, ADVISE_TOGETHER_MAX, &off, &len);
 		pq_error err;
-		if (pq_row_group_extent(f, rg + i, &off[i], &len[i], &err) != PQ_OK)
-			return;
-		if (i == 0)
-			first = off[0];
-		else if (off[i] != end)
-			together = false;
-		end = off[i] + len[i];
+		if (k == 0) { /* one larger than the limit (or no range): on its own */
+			if (pq_row_group_extent(f, rg, &off, &len, &err) == PQ_OK)
+				pq_source_advise(f->src, off, len);
+			k = 1;
+		} else {
+			pq_source_advise(f->src, off, len);
+		}
+		rg += k;
+		n -= k;
 	}
-	if (together && end - first <= ADVISE_TOGETHER_MAX) {
-		pq_source_advise(f->src, first, end - first);
-		return;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		pq_source_advise(f->src, off[i], len[i]);
 }
 
 void pq_file_advise_row_group(const pq_file *f, uint32_t rg)
