@@ -106,6 +106,18 @@ START_TEST(test_text)
 	same_as_per_value(&(pq_render_type){.kind = PQ_R_STRING, .physical = PQ_BYTE_ARRAY}, &v);
 	same_as_per_value(&(pq_render_type){.kind = PQ_R_JSON_TEXT, .physical = PQ_BYTE_ARRAY}, &v);
 	same_as_per_value(&(pq_render_type){.kind = PQ_R_BINARY, .physical = PQ_BYTE_ARRAY}, &v);
+	/* plain values of every length around the copy's sizes (8, 16, 32, 64) */
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz";
+	pq_bytes l[71];
+	for (size_t n = 0; n <= 70; n++)
+		l[n] = (pq_bytes){(const uint8_t *)abc + (n % 5), n};
+	for (size_t from = 0; from <= 70; from += 20) {
+		size_t cnt = from + 21 <= 71 ? 21 : 71 - from;
+		pq_values lv = {.type = PQ_BYTE_ARRAY, .n = cnt, .v.ba = l + from};
+		same_as_per_value(&(pq_render_type){.kind = PQ_R_STRING, .physical = PQ_BYTE_ARRAY},
+				  &lv);
+	}
 }
 END_TEST
 

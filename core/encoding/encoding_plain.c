@@ -115,7 +115,8 @@ pq_status pq_decode_plain(int32_t type, int32_t type_length, const uint8_t *p, s
 	PQ_CHECK(wz == 0 || n <= len / wz, err, PQ_ECORRUPT,
 		 "PLAIN %s: %zu values of %zu bytes do not fit in the %zu bytes present",
 		 type_name(type), n, wz, len);
-	uint8_t *dst = pq_arena_calloc(arena, n, wz);
+	/* every byte is written below: no zeroing (n * wz <= len, no overflow) */
+	uint8_t *dst = n && wz ? pq_arena_alloc_uninit(arena, n * wz) : pq_arena_calloc(arena, n, wz);
 	PQ_CHECK(dst, err, PQ_ENOMEM, "PLAIN %s: out of memory for %zu values", type_name(type), n);
 	copy_le(dst, p, n, wz);
 	out->v.any = dst;
