@@ -171,11 +171,13 @@ void pfs_fs_free(pfs_fs *fs)
 	 * that failed says its one line on stderr, nothing more) */
 	if (fs->started)
 		pfs_log(LOG_INFO, "mount totals: %llu size passes, %llu chunk layouts loaded, "
-			"%llu segments rendered ahead, %llu columns measured alone, "
+			"%llu segments rendered ahead, %llu reads behind a window, "
+			"%llu columns measured alone, "
 			"%llu directory listings made, %llu directory handles opened",
 			(unsigned long long)atomic_load(&fs->size_passes),
 			(unsigned long long)atomic_load(&fs->layout_loads),
 			(unsigned long long)atomic_load(&fs->ahead_used),
+			(unsigned long long)atomic_load(&fs->restarts),
 			(unsigned long long)atomic_load(&fs->column_passes),
 			(unsigned long long)atomic_load(&fs->listings),
 			(unsigned long long)atomic_load(&fs->dir_opens));

@@ -373,6 +373,7 @@ struct pfs_fs {
 	atomic_uint_fast64_t column_passes; /* columns measured alone (pfs_sizes_column) */
 	atomic_uint_fast64_t layout_loads; /* chunk layouts loaded for entries (logged at unmount) */
 	atomic_uint_fast64_t ahead_used; /* segments rendered ahead and served (stream.c) */
+	atomic_uint_fast64_t restarts;   /* reads before a stream's window (stream.c seek) */
 	atomic_uint_fast64_t listings;   /* directory listings made (dirs.c) */
 	atomic_uint_fast64_t dir_opens;  /* OPENDIRs answered with a handle (dirs.c) */
 	bool started;           /* pfs_fs_start ran: the unmount report lines are due */

@@ -31,7 +31,7 @@
 
 #include "kinds.h"
 
-#define KEEP_BEHIND ((uint64_t)4 << 20) /* window kept before the read offset, */
+#define KEEP_BEHIND ((uint64_t)1 << 20) /* window kept before the read offset, */
 #define KEEP_SHARE 64                    /* ... at most this share of cache_size */
 #define ROW_CHUNK ((size_t)256 << 10)   /* bytes rendered per row reader call */
 #define PREFETCH 2                       /* row groups rendered ahead */
@@ -55,7 +55,7 @@ typedef struct prefetch {
 	uint32_t col;
 	pfs_kind page_kind;
 	pq_buf buf;
-	size_t front;           /* buf's first bytes are room, not rendered (see step_rows) */
+	size_t front;           /* buf's first bytes are room, not rendered (see adopt) */
 	pq_status st;
 	pq_error err;
 	atomic_bool cancel;     /* the reader went elsewhere or closed */
@@ -337,6 +337,18 @@ static void prefetch_buf_done(prefetch *p)
 	p->buf.len = 0;
 }
 
+/* The slot's buffer starts with front bytes of room, for the window's
+ * bytes the reader still needs when the rendered ones become its window
+ * (adopt); rendering ahead is a bonus: it stops where the budget says no. */
+static void take_front(prefetch *p)
+{
+	p->buf.budget = p->budget;
+	if (pq_buf_grow(&p->buf, p->front))
+		p->buf.len = p->front;
+	else
+		p->front = 0; /* (and buf.oom: the reader renders it itself) */
+}
+
 static void *prefetch_run(void *arg)
 {
 	prefetch *p = arg;
@@ -347,12 +359,7 @@ static void *prefetch_run(void *arg)
 		return NULL;
 	}
 	bool done = false;
-	/* rendering ahead is a bonus: it stops where the budget says no */
-	p->buf.budget = p->budget;
-	if (pq_buf_grow(&p->buf, p->front))
-		p->buf.len = p->front;
-	else
-		p->front = 0; /* (and buf.oom: the reader renders it itself) */
+	take_front(p);
 	while (!done && p->st == PQ_OK && !p->buf.oom && !atomic_load(&p->cancel))
 		p->st = pq_row_reader_next(rr, (size_t)1 << 20, &p->buf, &done, &p->err);
 	pq_row_reader_free(rr);
@@ -375,13 +382,12 @@ static void *prefetch_values_run(void *arg)
 		atomic_store(&p->finished, true);
 		return NULL;
 	}
-	/* rendering ahead is a bonus: it stops where the budget says no */
-	p->buf.budget = p->budget;
+	take_front(p);
 	uint32_t np = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->num_pages;
 	for (uint32_t pg = 0; pg < np && p->st == PQ_OK; pg++) {
 		pfs_key k = pfs_key_make(p->pf->gen, p->page_kind, p->rg, p->col, pg);
 		if (atomic_load(&p->cancel) || pfs_page_render(p->fs, p->pf, lo, &k, &p->buf) ||
-		    p->buf.oom || p->buf.len > PREFETCH_VALUES_MAX)
+		    p->buf.oom || p->buf.len - p->front > PREFETCH_VALUES_MAX)
 			p->st = PQ_EIO; /* rendered again by the reader, which reports it */
 	}
 	pfs_cache_release(p->fs->cache, lo);
@@ -429,7 +435,7 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 		free_slot->budget = s->fs->budget;
 		/* room for the window's bytes the reader still needs, so the
 		 * rendered rows become the window without being copied */
-		free_slot->front = s->rows ? (size_t)keep_behind(s) + ((size_t)1 << 20) : 0;
+		free_slot->front = (size_t)keep_behind(s) + ((size_t)1 << 20);
 		if (pthread_create(&free_slot->th, NULL, s->rows ? prefetch_run : prefetch_values_run,
 				   free_slot) == 0)
 			free_slot->active = true;
@@ -615,6 +621,28 @@ static void finish(pfs_stream *s)
 	pfs_node_set_size(s->fs, s->node, s->pos);
 }
 
+/* The row group or chunk rendered ahead in ready goes after the window:
+ * its buffer becomes the window, with the bytes still needed copied into
+ * the room before it (the old window's buffer goes to the slot), so the
+ * rendered bytes are not copied; else (no room) they are appended. */
+static int adopt(pfs_stream *s, prefetch *ready)
+{
+	size_t live = s->win.len - s->win_skip, rendered = ready->buf.len - ready->front;
+	if (ready->buf.len >= ready->front && live <= ready->front) {
+		if (live)
+			memcpy(ready->buf.p + ready->front - live, s->win.p + s->win_skip, live);
+		pq_buf old = s->win;
+		s->win = ready->buf;
+		s->win_skip = ready->front - live;
+		ready->buf = old;
+	} else {
+		pq_buf_append(&s->win, ready->buf.p + ready->front, rendered);
+	}
+	s->pos += rendered;
+	prefetch_buf_done(ready);
+	return s->win.oom ? -ENOMEM : 0;
+}
+
 static int step_rows(pfs_stream *s)
 {
 	pq_error err = {0};
@@ -651,20 +679,7 @@ static int step_rows(pfs_stream *s)
 		 * bytes still needed copied into the room before it (the old
 		 * window's buffer goes to the slot); else it is appended */
 		s->seg_start = s->pos;
-		size_t live = s->win.len - s->win_skip, rendered = ready->buf.len - ready->front;
-		if (ready->buf.len >= ready->front && live <= ready->front) {
-			if (live)
-				memcpy(ready->buf.p + ready->front - live, s->win.p + s->win_skip, live);
-			pq_buf old = s->win;
-			s->win = ready->buf;
-			s->win_skip = ready->front - live;
-			ready->buf = old;
-		} else {
-			pq_buf_append(&s->win, ready->buf.p + ready->front, rendered);
-		}
-		s->pos += rendered;
-		prefetch_buf_done(ready);
-		if (s->win.oom)
+		if (adopt(s, ready))
 			return -ENOMEM;
 		atomic_fetch_add(&s->fs->ahead_used, 1);
 		uint64_t body = s->pos - s->seg_start;
@@ -733,10 +748,7 @@ static int step_values(pfs_stream *s)
 		prefetch *ready = prefetch_join(s, s->cur_rg);
 		if (ready) {
 			/* the whole chunk is ready */
-			pq_buf_append(&s->win, ready->buf.p + ready->front, ready->buf.len - ready->front);
-			s->pos += ready->buf.len - ready->front;
-			prefetch_buf_done(ready);
-			if (s->win.oom)
+			if (adopt(s, ready))
 				return -ENOMEM;
 			record_size(s, s->chunk_kind, s->cur_rg, s->col, 0, s->pos - s->seg_start);
 			atomic_fetch_add(&s->fs->ahead_used, 1);
@@ -764,13 +776,14 @@ static int step_values(pfs_stream *s)
 	return 0;
 }
 
-/* Drops window bytes more than keep_behind before off, once they are
- * twice that many (nothing moves: win_skip grows, win_compact reuses the
- * room later). */
+/* Drops window bytes more than keep_behind before off (nothing moves:
+ * win_skip grows, win_compact reuses the room later). Done before every
+ * step, so the window's live bytes fit the room before a row group or
+ * chunk rendered ahead (adopt: keep_behind + a read). */
 static void trim(pfs_stream *s, uint64_t off)
 {
 	uint64_t keep = keep_behind(s);
-	if (off <= s->win_off + 2 * keep)
+	if (off <= s->win_off + keep)
 		return;
 	uint64_t drop = off - keep - s->win_off;
 	if (drop > s->win.len - s->win_skip)
@@ -786,11 +799,14 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **bu
 	int rc = 0;
 	pthread_mutex_lock(&s->lock);
 	touch(s);
-	if (off < s->win_off || off > s->pos)
+	if (off < s->win_off || off > s->pos) {
+		if (off < s->win_off && s->pos)
+			atomic_fetch_add(&s->fs->restarts, 1);
 		rc = seek(s, off);
+	}
 	while (rc == 0 && !s->eof && s->pos < off + size) {
-		rc = s->rows ? step_rows(s) : step_values(s);
 		trim(s, off);
+		rc = s->rows ? step_rows(s) : step_values(s);
 	}
 	if (rc && s->win.refused) {
 		pfs_log(LOG_NOTICE,
