@@ -118,6 +118,31 @@ START_TEST(test_text)
 		same_as_per_value(&(pq_render_type){.kind = PQ_R_STRING, .physical = PQ_BYTE_ARRAY},
 				  &lv);
 	}
+	/* one special byte (of some mode) in a long value, at every place the
+	 * 16-byte scan treats apart: first, inside, at and around a block's
+	 * edge, in the overlapping tail, last */
+	static const uint8_t special[] = {',', '"', '\r', '\n', '\\', '\t', 0x01, 0x1f,
+					  0x7f, 0x80, 0xc3, 0xff, ' ', '{'};
+	static const size_t at[] = {0, 7, 15, 16, 17, 24, 31, 32, 33, 39};
+	static const size_t lens[] = {17, 32, 40};
+	for (size_t c = 0; c < sizeof special; c++) {
+		uint8_t text[3][10][40];
+		pq_bytes sb[30];
+		size_t ns = 0;
+		for (size_t li = 0; li < 3; li++)
+			for (size_t ai = 0; ai < 10; ai++) {
+				if (at[ai] >= lens[li])
+					continue;
+				memcpy(text[li][ai], abc, lens[li]);
+				text[li][ai][at[ai]] = special[c];
+				sb[ns++] = (pq_bytes){text[li][ai], lens[li]};
+			}
+		pq_values sv = {.type = PQ_BYTE_ARRAY, .n = ns, .v.ba = sb};
+		same_as_per_value(&(pq_render_type){.kind = PQ_R_STRING, .physical = PQ_BYTE_ARRAY},
+				  &sv);
+		same_as_per_value(
+			&(pq_render_type){.kind = PQ_R_JSON_TEXT, .physical = PQ_BYTE_ARRAY}, &sv);
+	}
 }
 END_TEST
 

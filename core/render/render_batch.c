@@ -14,6 +14,9 @@
 #include "render_internal.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Bytes that a CSV field / JSON string / values.txt line shows as they are
  * (1) — ASCII only; anything else goes through pq_render_text. */
@@ -43,13 +46,64 @@ static const uint8_t *plain_table(pq_render_mode mode)
 	}
 }
 
-static inline bool all_plain(const uint8_t *tab, const uint8_t *p, size_t n)
+static inline bool all_plain_table(const uint8_t *tab, const uint8_t *p, size_t n)
 {
 	uint8_t ok = 1;
 	for (size_t i = 0; i < n; i++)
 		ok &= tab[p[i]];
 	return ok;
 }
+
+#if defined(__SSE2__)
+/* Sixteen bytes at a time: none of the mode's four special bytes, nothing
+ * at or above 0x80 (the sign bit) and, for JSON, nothing below 0x20.
+ * Values of 16 bytes or more are scanned in 16-byte loads that stay inside
+ * the value (the last one overlaps); shorter ones by the table. */
+typedef struct plain_set {
+	__m128i c0, c1, c2, c3;
+	bool ctl; /* bytes below 0x20 are special too */
+} plain_set;
+
+static plain_set plain_set_for(pq_render_mode mode)
+{
+	const char *c = mode == PQ_MODE_CSV ? ",\"\r\n" : mode == PQ_MODE_JSON ? "\"\\\"\\" : "\\\n\r\t";
+	return (plain_set){_mm_set1_epi8(c[0]), _mm_set1_epi8(c[1]), _mm_set1_epi8(c[2]),
+			   _mm_set1_epi8(c[3]), mode == PQ_MODE_JSON};
+}
+
+static inline int special16(const plain_set *ps, const uint8_t *p)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, ps->c0), _mm_cmpeq_epi8(x, ps->c1)),
+				   _mm_or_si128(_mm_cmpeq_epi8(x, ps->c2), _mm_cmpeq_epi8(x, ps->c3)));
+	if (ps->ctl) /* signed compare: 0x80.. are negative, caught anyway */
+		hit = _mm_or_si128(hit, _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+	return _mm_movemask_epi8(_mm_or_si128(hit, x)); /* x: its sign bits */
+}
+
+static inline bool all_plain(const uint8_t *tab, const plain_set *ps, const uint8_t *p, size_t n)
+{
+	if (n < 16)
+		return all_plain_table(tab, p, n);
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16)
+		if (special16(ps, p + i))
+			return false;
+	return i == n || !special16(ps, p + n - 16);
+}
+#else
+typedef int plain_set;
+static plain_set plain_set_for(pq_render_mode mode)
+{
+	(void)mode;
+	return 0;
+}
+static inline bool all_plain(const uint8_t *tab, const plain_set *ps, const uint8_t *p, size_t n)
+{
+	(void)ps;
+	return all_plain_table(tab, p, n);
+}
+#endif
 
 /* Room for count values of at most per bytes each, plus separators. */
 static bool reserve(pq_buf *out, size_t count, size_t per)
@@ -87,10 +141,18 @@ static size_t put_decimal(char *o, int64_t x, int32_t scale)
 		mag /= 10;
 	}
 	*--e = '.';
-	do { /* the integer part: at least one digit */
-		*--e = (char)('0' + mag % 10);
-		mag /= 10;
-	} while (mag);
+	while (mag >= 100) { /* the integer part: at least one digit */
+		unsigned r = (unsigned)(mag % 100);
+		mag /= 100;
+		e -= 2;
+		pq_put2(e, r);
+	}
+	if (mag >= 10) {
+		e -= 2;
+		pq_put2(e, (unsigned)mag);
+	} else {
+		*--e = (char)('0' + mag);
+	}
 	if (neg)
 		*--e = '-';
 	return len;
@@ -210,10 +272,11 @@ static void batch_text(const pq_values *v, size_t first, size_t count, pq_render
 		       char sep, pq_buf *out, size_t *ends)
 {
 	const uint8_t *tab = plain_table(mode);
+	const plain_set ps = plain_set_for(mode);
 	bool quote = mode == PQ_MODE_JSON;
 	for (size_t k = 0; k < count; k++) {
 		const pq_bytes *b = &v->v.ba[first + k];
-		if (all_plain(tab, b->p, b->n) && (b->n || mode != PQ_MODE_CSV)) {
+		if (all_plain(tab, &ps, b->p, b->n) && (b->n || mode != PQ_MODE_CSV)) {
 			if (out->cap - out->len < b->n + 3 && !pq_buf_grow(out, b->n + 3))
 				return;
 			uint8_t *o = out->p + out->len;
