@@ -31,7 +31,7 @@
 
 #include "kinds.h"
 
-#define KEEP_BEHIND ((uint64_t)1 << 20) /* window kept before the read offset, */
+#define KEEP_BEHIND ((uint64_t)256 << 10) /* window kept before the read offset, */
 #define KEEP_SHARE 64                    /* ... at most this share of cache_size */
 #define ROW_CHUNK ((size_t)256 << 10)   /* bytes rendered per row reader call */
 #define PREFETCH 2                       /* row groups rendered ahead */
