@@ -434,7 +434,7 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 		free_slot->page_kind = s->page_kind;
 		free_slot->budget = s->fs->budget;
 		/* room for the window's bytes the reader still needs, so the
-		 * rendered rows become the window without being copied */
+		 * rendered rows or chunk become the window without being copied */
 		free_slot->front = (size_t)keep_behind(s) + ((size_t)1 << 20);
 		if (pthread_create(&free_slot->th, NULL, s->rows ? prefetch_run : prefetch_values_run,
 				   free_slot) == 0)
@@ -675,9 +675,7 @@ static int step_rows(pfs_stream *s)
 	pq_status st;
 	prefetch *ready = s->rr ? NULL : prefetch_join(s, s->cur_rg);
 	if (ready) {
-		/* the whole row group is ready: it becomes the window, with the
-		 * bytes still needed copied into the room before it (the old
-		 * window's buffer goes to the slot); else it is appended */
+		/* the whole row group is ready (adopt) */
 		s->seg_start = s->pos;
 		if (adopt(s, ready))
 			return -ENOMEM;

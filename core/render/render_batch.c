@@ -252,17 +252,18 @@ static void batch_date(const pq_values *v, size_t first, size_t count, pq_render
  * overlapping fixed-size moves instead of a call per value. */
 static inline void copy_text(uint8_t *d, const uint8_t *s, size_t n)
 {
-	if (n > 32 && n <= 64) {
-		memcpy(d, s, 32);
-		memcpy(d + n - 32, s + n - 32, 32);
-	} else if (n >= 16 && n <= 32) {
-		memcpy(d, s, 16);
-		memcpy(d + n - 16, s + n - 16, 16);
-	} else if (n >= 8 && n < 16) {
+	if (n < 8 || n > 64) {
+		if (n)
+			memcpy(d, s, n);
+	} else if (n < 16) {
 		memcpy(d, s, 8);
 		memcpy(d + n - 8, s + n - 8, 8);
-	} else if (n) {
-		memcpy(d, s, n);
+	} else if (n <= 32) {
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	} else {
+		memcpy(d, s, 32);
+		memcpy(d + n - 32, s + n - 32, 32);
 	}
 }
 
