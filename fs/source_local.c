@@ -151,13 +151,31 @@ static int local_list(void *be, const char *rel, pfs_source_list_fn fn, void *ct
 	return rc;
 }
 
+/* Every FUSE request on a Parquet file's tree stats its source (a
+ * replaced file is a new generation), so a name in SOURCE itself takes one
+ * fstatat by path, not the five calls of a walk: with no directory between
+ * SOURCE and the name, there is no link to refuse but the name itself,
+ * which AT_SYMLINK_NOFOLLOW shows as a link. SOURCE itself is one stat;
+ * deeper names are walked. */
 static int local_stat(void *be, const char *rel, struct stat *st, pq_identity *id)
 {
-	int fd = open_beneath(be, rel, O_PATH);
-	if (fd < 0)
-		return fd;
-	int rc = fstat(fd, st) == 0 ? 0 : -errno;
-	close(fd);
+	int rc;
+	char path[PATH_MAX];
+	if (!rel[0]) {
+		rc = stat(((local *)be)->root, st) == 0 ? 0 : -errno; /* SOURCE may be a link */
+	} else if (!strchr(rel, '/')) {
+		if (!strcmp(rel, ".") || !strcmp(rel, ".."))
+			return -ENOENT; /* as open_beneath */
+		rc = path_of(be, rel, path, sizeof path);
+		if (rc == 0)
+			rc = fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+	} else {
+		int fd = open_beneath(be, rel, O_PATH);
+		if (fd < 0)
+			return fd;
+		rc = fstat(fd, st) == 0 ? 0 : -errno;
+		close(fd);
+	}
 	if (rc == 0 && S_ISLNK(st->st_mode))
 		rc = -ENOENT; /* not followed: not there */
 	if (rc == 0)
