@@ -62,6 +62,16 @@ static void mix_build_identity(uint8_t fp[16])
 	memcpy(fp, c.digest, 16);
 }
 
+/* Fetched bytes of every remote reader together, past which they are
+ * kept only in cache_size's spare room. PARQUETFS_TEST_READAHEAD sets it
+ * (the tests' files are smaller than 48 MiB). */
+static uint64_t readahead_budget(void)
+{
+	const char *t = getenv("PARQUETFS_TEST_READAHEAD");
+	unsigned long long v = t ? strtoull(t, NULL, 10) : 0;
+	return v >= 65536 ? (uint64_t)v : (uint64_t)48 << 20;
+}
+
 pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 {
 	*out = NULL;
@@ -102,7 +112,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 			.retries = opts->retries,
 			.metadata_ttl = opts->metadata_ttl,
 			/* readahead windows of every reader together */
-			.readahead_budget = (uint64_t)48 << 20,
+			.readahead_budget = readahead_budget(),
 			.cache_dir = opts->cache_dir,
 			.cache_dir_size = opts->cache_dir_size,
 		};
@@ -128,6 +138,8 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	int mrc = pfs_memory_init(fs);
 	if (fs->cache)
 		pfs_cache_set_budget(fs->cache, fs->budget);
+	if (fs->budget && fs->sources)
+		pfs_source_lend(fs, fs->budget);
 	if (mrc || !fs->inodes || !fs->sources || !fs->cache || !fs->meta || !fs->notify ||
 	    !fs->dirs) {
 		pfs_fs_free(fs);
@@ -181,6 +193,10 @@ void pfs_fs_free(pfs_fs *fs)
 			(unsigned long long)atomic_load(&fs->column_passes),
 			(unsigned long long)atomic_load(&fs->listings),
 			(unsigned long long)atomic_load(&fs->dir_opens));
+	uint64_t reqs, bytes;
+	if (fs->started && fs->sources && pfs_source_counts(fs, &reqs, &bytes))
+		pfs_log(LOG_INFO, "remote totals: %llu requests, %llu bytes received",
+			(unsigned long long)reqs, (unsigned long long)bytes);
 	pfs_staging_free(fs->staging); /* its recovery thread notifies */
 	pfs_notify_free(fs->notify);
 	pfs_dirs_free(fs->dirs); /* listings hold files */

@@ -35,6 +35,10 @@ static void reclaim(void *ctx, uint64_t need)
 	uint64_t spare = pq_bigbuf_shrink((size_t)need), got = spare;
 	if (got < need)
 		got += pfs_cache_shrink(fs->cache, need - got);
+	/* a remote source's fetched bytes kept in spare room: after decoded
+	 * data, since fetching them again costs a request */
+	if (got < need)
+		got += pfs_source_reclaim(fs, need - got);
 	if (got < need)
 		got += pfs_streams_reclaim(fs, need - got);
 	pfs_memory_freed(fs, got - spare); /* (unmapped already) */

@@ -241,6 +241,12 @@ void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, ui
 /* The backend's statfs (-errno when it has none). */
 struct statvfs;
 int pfs_source_statfs(pfs_fs *fs, struct statvfs *sv);
+/* The backend's fetched bytes may use the budget's spare room; reclaim
+ * takes up to need of them back (pfs_source_ops.lend, .reclaim). */
+void pfs_source_lend(pfs_fs *fs, pq_budget *mem);
+uint64_t pfs_source_reclaim(pfs_fs *fs, uint64_t need);
+/* A remote backend's requests and received bytes so far (false: local). */
+bool pfs_source_counts(pfs_fs *fs, uint64_t *requests, uint64_t *bytes);
 /* The backend's publishing (pfs_source.h) and its state, or NULL when
  * SOURCE cannot be written. */
 typedef struct pfs_publish_ops pfs_publish_ops;

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "pq_budget.h"
 #include "pq_error.h"
 #include "pq_io.h"
 
@@ -94,6 +95,15 @@ typedef struct pfs_source_ops {
 	void (*free)(void *be);
 	/* NULL for a backend staging/ cannot write to. */
 	const pfs_publish_ops *publish;
+	/* Optional (remote backends): fetched bytes may also be kept in the
+	 * mount's budget's spare room (pfs_ra_budget_lend), and reclaim gives
+	 * up to need of them back when it is short (returns what it gave;
+	 * never waits). */
+	void (*lend)(void *be, pq_budget *mem);
+	uint64_t (*reclaim)(void *be, uint64_t need);
+	/* Optional (remote backends): requests made and body bytes received
+	 * so far, for the mount totals line. */
+	void (*counts)(void *be, uint64_t *requests, uint64_t *bytes);
 } pfs_source_ops;
 
 typedef struct pfs_source {

@@ -63,6 +63,13 @@ void pfs_ra_budget_quiesce(pfs_ra_budget *b)
 	pthread_mutex_unlock(&b->lock);
 }
 
+void pfs_ra_budget_lend(pfs_ra_budget *b, pq_budget *mem)
+{
+	pthread_mutex_lock(&b->lock);
+	b->mem = mem;
+	pthread_mutex_unlock(&b->lock);
+}
+
 void pfs_ra_budget_destroy(pfs_ra_budget *b)
 {
 	pthread_mutex_destroy(&b->lock);
@@ -104,6 +111,24 @@ static void block_drop(pfs_ra_budget *b, pfs_rblock *blk)
 	b->used -= blk->len;
 	data_free(blk->data, blk->len);
 	free(blk);
+	/* what is no longer past the limit goes back to the mount's budget */
+	uint64_t past = b->used > b->limit ? b->used - b->limit : 0;
+	if (b->lent > past) {
+		pq_budget_release(b->mem, b->lent - past);
+		b->lent = past;
+	}
+}
+
+uint64_t pfs_ra_budget_reclaim(pfs_ra_budget *b, uint64_t need)
+{
+	if (pthread_mutex_trylock(&b->lock) != 0)
+		return 0; /* its holder may be the one charging */
+	uint64_t before = b->lent;
+	while (b->lent > 0 && before - b->lent < need && b->tail)
+		block_drop(b, b->tail);
+	uint64_t given = before - b->lent;
+	pthread_mutex_unlock(&b->lock);
+	return given;
 }
 
 /* Under b->lock: to the front of the LRU. */
@@ -128,7 +153,7 @@ static void block_touch(pfs_ra_budget *b, pfs_rblock *blk)
 static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 {
 	pfs_ra_budget *b = o->budget;
-	pfs_rblock *blk = len <= b->limit ? calloc(1, sizeof *blk) : NULL;
+	pfs_rblock *blk = len <= b->limit || b->mem ? calloc(1, sizeof *blk) : NULL;
 	if (!blk) {
 		data_free(data, len);
 		return;
@@ -137,8 +162,19 @@ static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 	blk->off = off;
 	blk->len = len;
 	blk->data = data;
-	while (b->used + len > b->limit && b->tail)
+	while (b->used + len > b->limit + b->lent && b->tail) {
+		uint64_t more = b->used + len - b->limit - b->lent;
+		if (b->mem && pq_budget_try_charge_spare(b->mem, more)) {
+			b->lent += more;
+			break;
+		}
 		block_drop(b, b->tail);
+	}
+	if (b->used + len > b->limit + b->lent) { /* larger than the limit, and no room */
+		free(blk);
+		data_free(data, len);
+		return;
+	}
 	blk->lnext = b->head;
 	if (b->head)
 		b->head->lprev = blk;

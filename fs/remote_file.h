@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "pq_budget.h"
 #include "pq_io.h"
 #include "remote_http.h"
 
@@ -34,6 +35,11 @@ struct pfs_rblock;
 typedef struct pfs_ra_budget {
 	pthread_mutex_t lock;
 	uint64_t used, limit;
+	/* Past limit, bytes are kept while the mount's memory budget has
+	 * spare room (pfs_ra_budget_lend): lent is what is charged to mem,
+	 * always used - limit (or 0); its reclaim hook takes it back. */
+	pq_budget *mem;
+	uint64_t lent;
 	struct pfs_rblock *head, *tail; /* most recently used first */
 	pthread_cond_t landed;          /* a fetch in flight finished */
 	struct pfs_disk *disk;          /* -o cache_dir, or NULL */
@@ -44,6 +50,15 @@ typedef struct pfs_ra_budget {
  * over it is closed. */
 void pfs_ra_budget_init(pfs_ra_budget *b, uint64_t limit);
 void pfs_ra_budget_destroy(pfs_ra_budget *b);
+/* From now on, bytes past the limit are kept too while mem has room for
+ * them as things stand (pq_budget_try_charge_spare: never at the cost of
+ * what is in use), so a file read twice in a row (the size pass, then
+ * the render) is fetched about once when cache_size allows. */
+void pfs_ra_budget_lend(pfs_ra_budget *b, pq_budget *mem);
+/* mem's reclaim hook: drops the least recently used bytes kept past the
+ * limit, up to need; returns how many bytes it gave back to mem. Never
+ * waits (a busy cache gives nothing this time). */
+uint64_t pfs_ra_budget_reclaim(pfs_ra_budget *b, uint64_t need);
 /* Waits for the background fetches (before the HTTP client goes). */
 void pfs_ra_budget_quiesce(pfs_ra_budget *b);
 

@@ -128,6 +128,25 @@ int pfs_source_statfs(pfs_fs *fs, struct statvfs *sv)
 	return backend(fs)->ops->statfs(backend(fs)->be, sv);
 }
 
+void pfs_source_lend(pfs_fs *fs, pq_budget *mem)
+{
+	if (backend(fs)->ops->lend)
+		backend(fs)->ops->lend(backend(fs)->be, mem);
+}
+
+uint64_t pfs_source_reclaim(pfs_fs *fs, uint64_t need)
+{
+	return backend(fs)->ops->reclaim ? backend(fs)->ops->reclaim(backend(fs)->be, need) : 0;
+}
+
+bool pfs_source_counts(pfs_fs *fs, uint64_t *requests, uint64_t *bytes)
+{
+	if (!backend(fs)->ops->counts)
+		return false;
+	backend(fs)->ops->counts(backend(fs)->be, requests, bytes);
+	return true;
+}
+
 int pfs_source_stat(pfs_fs *fs, const char *rel, struct stat *st)
 {
 	pq_identity id;

@@ -198,6 +198,21 @@ static void http_free(void *be)
 	free(h);
 }
 
+static void http_lend(void *be, pq_budget *mem)
+{
+	pfs_ra_budget_lend(&((hsrc *)be)->budget, mem);
+}
+
+static uint64_t http_reclaim(void *be, uint64_t need)
+{
+	return pfs_ra_budget_reclaim(&((hsrc *)be)->budget, need);
+}
+
+static void http_counts(void *be, uint64_t *requests, uint64_t *bytes)
+{
+	pfs_http_counts(((hsrc *)be)->http, requests, bytes);
+}
+
 static const pfs_source_ops http_ops = {
 	.list = http_list,
 	.stat = http_stat,
@@ -206,6 +221,9 @@ static const pfs_source_ops http_ops = {
 	.statfs = http_statfs,
 	.free = http_free,
 	.publish = NULL, /* HTTP sources have no staging */
+	.lend = http_lend,
+	.reclaim = http_reclaim,
+	.counts = http_counts,
 };
 
 pq_status pfs_source_http_new(const pfs_remote_opts *ro, pfs_source **out, pq_error *err)

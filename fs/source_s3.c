@@ -581,6 +581,21 @@ static void s3_free(void *be)
 	free(s);
 }
 
+static void s3_lend(void *be, pq_budget *mem)
+{
+	pfs_ra_budget_lend(&((pfs_s3 *)be)->budget, mem);
+}
+
+static uint64_t s3_reclaim(void *be, uint64_t need)
+{
+	return pfs_ra_budget_reclaim(&((pfs_s3 *)be)->budget, need);
+}
+
+static void s3_counts(void *be, uint64_t *requests, uint64_t *bytes)
+{
+	pfs_http_counts(((pfs_s3 *)be)->http, requests, bytes);
+}
+
 static const pfs_source_ops s3_ops = {
 	.list = s3_list,
 	.stat = s3_stat,
@@ -589,6 +604,9 @@ static const pfs_source_ops s3_ops = {
 	.statfs = s3_statfs,
 	.free = s3_free,
 	.publish = &pfs_s3_publish_ops,
+	.lend = s3_lend,
+	.reclaim = s3_reclaim,
+	.counts = s3_counts,
 };
 
 static pq_status check_access(pfs_s3 *s, pq_error *err)

@@ -182,6 +182,29 @@ echo "requests: the size pass of w.parquet (4 row groups x 8 columns): $g GET, $
 [ "$g" -le 8 ] && ok "the size pass: $g GETs for 4 row groups" ||
 	{ fail "the size pass of w.parquet: $g GETs for 4 row groups (want <= 8)"; show_log; }
 umount_fs "$R"
+# ---- fetched once: the size pass, then cat data.csv, with a readahead
+# budget (256 KiB here, 48 MiB by default) far below the file: what the
+# pass fetched stays in cache_size's spare room, so the render refetches
+# (almost) nothing; with cache_size too small to lend, it refetches and
+# reads the same bytes (the budget at unmount is checked by finish)
+wsz=$(stat -c %s "$W/w.parquet")
+export PARQUETFS_TEST_READAHEAD=262144
+for cs in 256M 1M; do
+	mount_s3 "$R" bkt/wide -o cache_size=$cs || finish
+	s3_reset
+	stat -c %s "$R/w.parquet/data.csv" >/dev/null
+	read -r g1 gb1 < <(s3_count GET)
+	s3_reset
+	same "$R/w.parquet/data.csv" "$WM/w.parquet/data.csv" || fail "data.csv (cache_size=$cs) differs"
+	read -r g2 gb2 < <(s3_count GET)
+	echo "requests: cache_size=$cs, readahead 256 KiB, file $wsz bytes: size pass $g1 GET, $gb1 bytes; then data.csv $g2 GET, $gb2 bytes"
+	if [ $cs = 256M ]; then
+		[ "$gb2" -le $((wsz / 10)) ] && ok "data.csv after the size pass refetched $gb2 of $wsz bytes" ||
+			{ fail "data.csv after the size pass refetched $gb2 bytes (want <= $((wsz / 10)) of $wsz): the pass's bytes were not kept"; show_log; }
+	fi
+	umount_fs "$R"
+done
+unset PARQUETFS_TEST_READAHEAD
 umount_fs "$WM"
 
 # ---- one page's values.txt in a random row group, fresh mount (footer only)
