@@ -164,7 +164,8 @@ static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 	blk->data = data;
 	while (b->used + len > b->limit + b->lent && b->tail) {
 		uint64_t more = b->used + len - b->limit - b->lent;
-		if (b->mem && pq_budget_try_charge_spare(b->mem, more)) {
+		if (b->mem && b->lent + more <= pq_budget_limit(b->mem) / 2 &&
+		    pq_budget_try_charge_spare(b->mem, more)) {
 			b->lent += more;
 			break;
 		}

@@ -36,8 +36,9 @@ typedef struct pfs_ra_budget {
 	pthread_mutex_t lock;
 	uint64_t used, limit;
 	/* Past limit, bytes are kept while the mount's memory budget has
-	 * spare room (pfs_ra_budget_lend): lent is what is charged to mem,
-	 * always used - limit (or 0); its reclaim hook takes it back. */
+	 * spare room, up to half of it (pfs_ra_budget_lend): lent is what is
+	 * charged to mem, always used - limit (or 0); its reclaim hook takes
+	 * it back. */
 	pq_budget *mem;
 	uint64_t lent;
 	struct pfs_rblock *head, *tail; /* most recently used first */
@@ -52,8 +53,10 @@ void pfs_ra_budget_init(pfs_ra_budget *b, uint64_t limit);
 void pfs_ra_budget_destroy(pfs_ra_budget *b);
 /* From now on, bytes past the limit are kept too while mem has room for
  * them as things stand (pq_budget_try_charge_spare: never at the cost of
- * what is in use), so a file read twice in a row (the size pass, then
- * the render) is fetched about once when cache_size allows. */
+ * what is in use), up to half of mem's limit (the daemon's RSS stays
+ * within cache_size + 128 MB with 8 readers), so a file read twice in a
+ * row (the size pass, then the render) is fetched about once when
+ * cache_size allows. */
 void pfs_ra_budget_lend(pfs_ra_budget *b, pq_budget *mem);
 /* mem's reclaim hook: drops the least recently used bytes kept past the
  * limit, up to need; returns how many bytes it gave back to mem. Never
