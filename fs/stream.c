@@ -440,6 +440,10 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 				   free_slot) == 0)
 			free_slot->active = true;
 	}
+	/* a remote file's next row group is fetched while these render (its
+	 * reader, when it opens, then finds its bytes held) */
+	if (s->rows && rg + PREFETCH < s->rg_hi)
+		pq_file_advise_row_group(s->pf->f, rg + PREFETCH);
 }
 
 /* Waits for the thread rendering rg (UINT32_MAX: for all of them); the
