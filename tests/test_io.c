@@ -153,6 +153,7 @@ END_TEST
 typedef struct counting {
 	pq_source *inner;
 	int reads;
+	uint64_t bytes; /* read in all */
 	/* pq_source_advise calls (advising sources below) */
 	int advised;
 	uint64_t adv_off[64], adv_len[64];
@@ -162,6 +163,7 @@ static pq_status cnt_pread(void *impl, void *buf, size_t len, uint64_t off, pq_e
 {
 	counting *c = impl;
 	c->reads++;
+	c->bytes += len;
 	return pq_source_pread(c->inner, buf, len, off, err);
 }
 static uint64_t cnt_size(void *impl) { return pq_source_size(((counting *)impl)->inner); }
@@ -523,6 +525,60 @@ START_TEST(test_layout_one_page)
 }
 END_TEST
 
+/* Walking a local chunk's page headers reads headers, not bodies: pages of
+ * 256 KiB cost a 64 KiB read each, not the 1 MiB window (a 1-page DuckDB
+ * chunk read 1 MiB for its 25-byte header); pages of 4 KiB still come many
+ * to a read. A far source reads the whole window (header and body in one
+ * request). Both walks find the same pages. */
+START_TEST(test_layout_reads_headers)
+{
+	pq_write_options o;
+	pq_write_options_init(&o);
+	o.dictionary = false;
+	o.codec = PQ_CODEC_UNCOMPRESSED;
+	for (int big = 1; big >= 0; big--) {
+		o.page_size = big ? 256u << 10 : 4096;
+		size_t n;
+		uint8_t *p = write_file_opts(1, 1, 300000, &o, &n); /* 2.4 MB */
+		pq_chunk_layout *l[2];
+		uint64_t bytes[2];
+		int reads[2];
+		for (int far = 0; far < 2; far++) {
+			counting *c;
+			pq_source *s = counting_new_ops(p, n, far ? &far_ops : &cnt_ops, &c);
+			pq_file *f;
+			pq_error err;
+			ck_assert_msg(pq_file_open(s, "pages.parquet", NULL, &f, &err) == PQ_OK, "%s", err.msg);
+			pq_source_unref(s);
+			int r0 = c->reads;
+			uint64_t b0 = c->bytes;
+			ck_assert_msg(pq_chunk_layout_load(f, 0, 0, &l[far], &err) == PQ_OK, "%s", err.msg);
+			reads[far] = c->reads - r0;
+			bytes[far] = c->bytes - b0;
+			pq_file_free(f);
+		}
+		uint32_t np = l[0]->num_pages;
+		ck_assert_uint_eq(np, l[1]->num_pages);
+		for (uint32_t pg = 0; pg < np; pg++) {
+			ck_assert_uint_eq(l[0]->pages[pg].header_offset, l[1]->pages[pg].header_offset);
+			ck_assert_uint_eq(l[0]->pages[pg].body_len, l[1]->pages[pg].body_len);
+			ck_assert_uint_eq(l[0]->pages[pg].num_slots, l[1]->pages[pg].num_slots);
+		}
+		if (big) {
+			ck_assert_uint_ge(np, 8);
+			ck_assert_uint_le(bytes[0], (uint64_t)np * (64u << 10));
+			ck_assert_uint_ge(bytes[1], (uint64_t)np * (256u << 10) / 2); /* far: windows */
+		} else {
+			ck_assert_uint_ge(np, 500);
+			ck_assert_int_le(reads[0], 6); /* 64 KiB, then 1 MiB at a time */
+		}
+		pq_chunk_layout_free(l[0]);
+		pq_chunk_layout_free(l[1]);
+		free(p);
+	}
+}
+END_TEST
+
 START_TEST(test_open_footer_beyond_the_tail)
 {
 	size_t n;
@@ -584,6 +640,7 @@ int main(void)
 	tcase_add_test(tc, test_open_far_source_one_read);
 	tcase_add_test(tc, test_advise_row_groups);
 	tcase_add_test(tc, test_layout_one_page);
+	tcase_add_test(tc, test_layout_reads_headers);
 	tcase_add_test(tc, test_open_errors_from_memory);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

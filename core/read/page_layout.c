@@ -18,7 +18,16 @@ typedef struct window {
 	size_t cap, len;
 	uint64_t start; /* file offset of buf[0] */
 	size_t first;   /* size of the first read: about the chunk's size */
+	size_t want;    /* size of a header's read: first, or HEADER_WINDOW */
 } window;
+
+/* A local chunk of big pages (DuckDB writes one page per chunk) needs a
+ * header, not its body: reading `first` bytes (up to 1 MiB) for 25 bytes
+ * of header cost a copy and fresh pages per chunk. So a local file's
+ * headers are read this much at a time until the pages prove small, and
+ * after every page larger than it. A far source keeps `first`: there one
+ * request for header and body together is the cheaper. */
+#define HEADER_WINDOW ((size_t)64 << 10)
 
 static pq_status window_load(window *w, uint64_t off, size_t want, pq_error *err)
 {
@@ -71,7 +80,7 @@ static pq_status keep_header_bytes(pq_page_header *h, const uint8_t *raw, size_t
 static pq_status read_header(window *w, uint64_t off, pq_page_header *h, uint32_t *hlen,
 			     pq_arena *arena, pq_error *err)
 {
-	size_t want = w->first;
+	size_t want = w->want;
 	if (off < w->start || off >= w->start + w->len)
 		PQ_TRY(window_load(w, off, want, err));
 	for (;;) {
@@ -190,7 +199,9 @@ pq_status pq_chunk_layout_load(const pq_file *f, uint32_t rg, uint32_t col,
 	/* Small chunks are read with one small pread; a header that does not
 	 * fit (a lying range, big statistics) grows the window below. */
 	uint64_t first = len + 4096;
-	window w = {f, NULL, 0, 0, 0, first > (1u << 20) ? (1u << 20) : (size_t)first};
+	window w = {f, NULL, 0, 0, 0, first > (1u << 20) ? (1u << 20) : (size_t)first, 0};
+	bool near = !pq_source_far(f->src);
+	w.want = near && w.first > HEADER_WINDOW ? HEADER_WINDOW : w.first;
 	size_t cap = 0;
 	pq_page_info *pages = NULL;
 	pq_status st = PQ_OK;
@@ -229,6 +240,9 @@ pq_status pq_chunk_layout_load(const pq_file *f, uint32_t rg, uint32_t col,
 			break;
 		}
 		pos = pi.body_offset + pi.body_len;
+		if (near && w.first > HEADER_WINDOW)
+			w.want = pi.header_len + (uint64_t)pi.body_len >= HEADER_WINDOW ? HEADER_WINDOW
+											: w.first;
 		if (h->type == PQ_PAGE_INDEX) {
 			l->num_index_pages++;
 			continue;
@@ -432,6 +446,7 @@ static pq_status index_dict(window *w, uint64_t off, uint64_t len, pq_page_info 
 	memset(d, 0, sizeof *d);
 	d->header_offset = off;
 	w->first = len > (1u << 20) ? (1u << 20) : (size_t)len;
+	w->want = w->first;
 	PQ_TRY(read_header(w, off, &d->header, &d->header_len, arena, err));
 	const pq_page_header *h = &d->header;
 	PQ_CHECK(h->type == PQ_PAGE_DICTIONARY && h->has_dictionary_page_header &&
@@ -472,7 +487,8 @@ pq_status pq_chunk_layout_load_page(const pq_file *f, uint32_t rg, uint32_t col,
 	pq_arena_init(&l->arena, 0);
 	/* the page's whole bytes in one read: the body's read follows at once */
 	uint64_t size = (uint64_t)loc.compressed_page_size;
-	window w = {f, NULL, 0, 0, 0, size > (1u << 20) ? (1u << 20) : (size_t)size};
+	size_t wsz = size > (1u << 20) ? (1u << 20) : (size_t)size;
+	window w = {f, NULL, 0, 0, 0, wsz, wsz};
 	pq_page_info pi;
 	memset(&pi, 0, sizeof pi);
 	pi.header_offset = (uint64_t)loc.offset;
