@@ -72,7 +72,9 @@ static pq_status decode_byte_array(const uint8_t *p, size_t len, size_t n, pq_va
 	PQ_CHECK(n <= len / 4, err, PQ_ECORRUPT,
 		 "PLAIN BYTE_ARRAY: %zu values need at least %zu bytes, %zu present", n,
 		 n <= SIZE_MAX / 4 ? n * 4 : SIZE_MAX, len);
-	pq_bytes *ba = pq_arena_calloc(arena, n, sizeof *ba);
+	/* every element is written below before out->v.ba is set (n <= len / 4:
+	 * no overflow) */
+	pq_bytes *ba = n ? pq_arena_alloc_uninit(arena, n * sizeof *ba) : pq_arena_calloc(arena, 1, sizeof *ba);
 	PQ_CHECK(ba, err, PQ_ENOMEM, "PLAIN BYTE_ARRAY: out of memory for %zu values", n);
 	size_t pos = 0;
 	for (size_t i = 0; i < n; i++) {
