@@ -184,13 +184,14 @@ void pfs_fs_free(pfs_fs *fs)
 	if (fs->started)
 		pfs_log(LOG_INFO, "mount totals: %llu size passes, %llu chunk layouts loaded, "
 			"%llu segments rendered ahead, %llu reads behind a window, "
-			"%llu columns measured alone, "
+			"%llu columns measured alone, %llu column summaries rendered, "
 			"%llu directory listings made, %llu directory handles opened",
 			(unsigned long long)atomic_load(&fs->size_passes),
 			(unsigned long long)atomic_load(&fs->layout_loads),
 			(unsigned long long)atomic_load(&fs->ahead_used),
 			(unsigned long long)atomic_load(&fs->restarts),
 			(unsigned long long)atomic_load(&fs->column_passes),
+			(unsigned long long)atomic_load(&fs->summaries),
 			(unsigned long long)atomic_load(&fs->listings),
 			(unsigned long long)atomic_load(&fs->dir_opens));
 	uint64_t reqs, bytes;

@@ -162,6 +162,7 @@ static int r_bloom_txt(const pfs_kctx *c, pq_buf *out)
 
 static int r_column_stats(const pfs_kctx *c, pq_buf *out)
 {
+	atomic_fetch_add(&c->fs->summaries, 1);
 	return st_rc(pq_text_column_summary(c->pf->f, c->k->col, out, c->err));
 }
 
@@ -436,7 +437,8 @@ static const pfs_kind_desc pfs_kinds[PFS_K_COUNT] = {
 	[PFS_K_COLUMN] = {DIR(NULL, PFS_K_COLUMNS), .naming = PFS_NAME_COLUMN},
 	[PFS_K_COLUMN_VALUES] = {"values.txt", PFS_K_COLUMN, .size = PFS_SZ_PASS,
 				 STREAM(pfs_stream_pages, PFS_K_CHUNK_VALUES)},
-	[PFS_K_COLUMN_STATS] = {"stats.txt", PFS_K_COLUMN, TEXT(r_column_stats)},
+	[PFS_K_COLUMN_STATS] = {"stats.txt", PFS_K_COLUMN, TEXT(r_column_stats),
+				.quick_size = pfs_shape_column_stats},
 	[PFS_K_RGS] = {DIR("row_groups", PFS_K_FILE), .present = file_ok},
 
 	/* row group level */

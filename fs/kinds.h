@@ -122,6 +122,8 @@ bool pfs_shape_has_dict(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, bool 
 /* A page entry's size (raw.bin, data.bin, header.txt, header.json,
  * dictionary/values.txt) from the chunk's shape (a quick_size). */
 bool pfs_shape_size(const pfs_kctx *c, uint64_t *size);
+/* columns/<col>/stats.txt's size from the shapes (a quick_size). */
+bool pfs_shape_column_stats(const pfs_kctx *c, uint64_t *size);
 
 /* stream.c's set-ups, named by the table. */
 int pfs_stream_csv(pfs_stream *s);

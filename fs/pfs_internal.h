@@ -378,6 +378,7 @@ struct pfs_fs {
 	atomic_uint_fast64_t size_passes; /* size passes run (tests count the log lines) */
 	atomic_uint_fast64_t column_passes; /* columns measured alone (pfs_sizes_column) */
 	atomic_uint_fast64_t layout_loads; /* chunk layouts loaded for entries (logged at unmount) */
+	atomic_uint_fast64_t summaries; /* columns/<col>/stats.txt rendered (each loads every layout) */
 	atomic_uint_fast64_t ahead_used; /* segments rendered ahead and served (stream.c) */
 	atomic_uint_fast64_t restarts;   /* reads before a stream's window (stream.c seek) */
 	atomic_uint_fast64_t listings;   /* directory listings made (dirs.c) */

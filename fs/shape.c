@@ -124,17 +124,24 @@ pfs_file_shapes *pfs_shapes_measure(pfs_fs *fs, pfs_pf *pf)
 				    &sh->footprint);
 		}
 	}
+	/* columns/<col>/stats.txt, rendered as kinds.c's r_column_stats does */
+	pq_buf b = {0};
+	for (uint32_t col = 0; sh && col < pf->ncol && !atomic_load(&pf->sz_cancel); col++) {
+		pq_error err;
+		sh->col_stats[col] = text_len(pq_text_column_summary(pf->f, col, &b, &err), &b);
+		pq_buf_free(&b);
+	}
 	return sh;
 }
 
 /* ---- reading the shapes --------------------------------------------------------------- */
 
-/* The chunk's shape when the index gave one (held in *held), else NULL. */
-static const pfs_chunk_shape *chunk_of(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col,
-				       pfs_cobj **held)
+/* The shapes of pf's generation from the size index (held in *held), or
+ * NULL: never a pass. */
+static const pfs_file_shapes *shapes_of(pfs_fs *fs, pfs_pf *pf, pfs_cobj **held)
 {
 	*held = NULL;
-	if (!pf->f || rg >= pf->nrg || col >= pf->ncol)
+	if (!pf->f)
 		return NULL;
 	pfs_key k = pfs_key_make(pf->gen, PFS_C_SHAPES, 0, 0, 0);
 	pfs_cobj *o = pfs_cache_get(fs->meta, &k);
@@ -149,9 +156,24 @@ static const pfs_chunk_shape *chunk_of(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint
 			return NULL;
 	}
 	const pfs_file_shapes *sh = pfs_cobj_obj(o);
-	const pfs_chunk_shape *c = NULL;
-	if (sh->num_row_groups == pf->nrg && sh->num_columns == pf->ncol)
-		c = &sh->chunks[(size_t)rg * pf->ncol + col];
+	if (sh->num_row_groups != pf->nrg || sh->num_columns != pf->ncol) {
+		pfs_cache_release(fs->meta, o);
+		return NULL;
+	}
+	*held = o;
+	return sh;
+}
+
+/* The chunk's shape when the index gave one (held in *held), else NULL. */
+static const pfs_chunk_shape *chunk_of(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col,
+				       pfs_cobj **held)
+{
+	*held = NULL;
+	if (!pf->f || rg >= pf->nrg || col >= pf->ncol)
+		return NULL;
+	pfs_cobj *o;
+	const pfs_file_shapes *sh = shapes_of(fs, pf, &o);
+	const pfs_chunk_shape *c = sh ? &sh->chunks[(size_t)rg * pf->ncol + col] : NULL;
 	if (!c || !c->known) {
 		pfs_cache_release(fs->meta, o);
 		return NULL;
@@ -178,6 +200,19 @@ bool pfs_shape_has_dict(pfs_fs *fs, pfs_pf *pf, uint32_t rg, uint32_t col, bool 
 		*has = c->has_dict;
 	pfs_cache_release(fs->meta, o);
 	return c != NULL;
+}
+
+bool pfs_shape_column_stats(const pfs_kctx *c, uint64_t *size)
+{
+	pfs_cobj *o;
+	const pfs_file_shapes *sh = shapes_of(c->fs, c->pf, &o);
+	uint64_t sz = sh && c->k->col < sh->num_columns ? sh->col_stats[c->k->col]
+							 : PFS_SHAPE_UNKNOWN;
+	pfs_cache_release(c->fs->meta, o);
+	if (sz == PFS_SHAPE_UNKNOWN)
+		return false;
+	*size = sz;
+	return true;
 }
 
 bool pfs_shape_size(const pfs_kctx *c, uint64_t *size)

@@ -14,6 +14,7 @@
  *               dict: u64 raw, data, hdr_txt, hdr_json, u64 dict_values,
  *               u64 bloom_bin, bloom_txt, col_index, off_index)
  *   shape_pages x (u64 raw, data, hdr_txt, hdr_json)
+ *   ncol  x u64 col_stats (UINT64_MAX: unknown)
  *   u64 XXH3-64 of everything before it
  *
  * Every byte is distrusted on the way in: the length must be exactly what
@@ -213,6 +214,12 @@ static void put_shapes(wbuf *b, size_t nch, const pfs_file_shapes *sh)
 			put_page_shape(b, &sh->chunks[i].pages[p]);
 }
 
+static void put_col_stats(wbuf *b, uint32_t ncol, const pfs_file_shapes *sh)
+{
+	for (uint32_t c = 0; c < ncol; c++)
+		put64(b, sh ? sh->col_stats[c] : PFS_SHAPE_UNKNOWN);
+}
+
 int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_sizes *s,
 		    const pfs_file_shapes *sh)
 {
@@ -254,6 +261,7 @@ int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_siz
 		}
 	}
 	put_shapes(&b, nch, sh);
+	put_col_stats(&b, s->num_columns, sh);
 	if (!b.oom)
 		put64(&b, XXH3_64bits(b.p, b.len));
 	if (b.oom) {
@@ -373,13 +381,18 @@ pfs_file_shapes *pfs_shapes_new(uint32_t nrg, uint32_t ncol)
 {
 	pfs_file_shapes *sh = calloc(1, sizeof *sh);
 	size_t nch = (size_t)nrg * ncol;
-	if (!sh || !(sh->chunks = calloc(nch ? nch : 1, sizeof *sh->chunks))) {
+	if (!sh || !(sh->chunks = calloc(nch ? nch : 1, sizeof *sh->chunks)) ||
+	    !(sh->col_stats = malloc((ncol ? ncol : 1) * sizeof *sh->col_stats))) {
+		if (sh)
+			free(sh->chunks);
 		free(sh);
 		return NULL;
 	}
+	for (uint32_t c = 0; c < ncol; c++)
+		sh->col_stats[c] = PFS_SHAPE_UNKNOWN;
 	sh->num_row_groups = nrg;
 	sh->num_columns = ncol;
-	sh->footprint = sizeof *sh + nch * sizeof *sh->chunks;
+	sh->footprint = sizeof *sh + nch * sizeof *sh->chunks + (uint64_t)ncol * 8;
 	return sh;
 }
 
@@ -390,6 +403,7 @@ void pfs_shapes_free(pfs_file_shapes *sh)
 	for (size_t i = 0; i < (size_t)sh->num_row_groups * sh->num_columns; i++)
 		free(sh->chunks[i].pages);
 	free(sh->chunks);
+	free(sh->col_stats);
 	free(sh);
 }
 
@@ -441,6 +455,8 @@ static int parse_shapes(rbuf *r, uint32_t nrg, uint32_t ncol, uint64_t nsp,
 		for (uint32_t p = 0; p < c->num_pages; p++)
 			get_page_shape(r, &c->pages[p]);
 	}
+	for (uint32_t c = 0; c < ncol; c++)
+		sh->col_stats[c] = get64(r);
 	*out = sh;
 	return 0;
 bad:
@@ -467,8 +483,8 @@ static int parse(const uint8_t *p, size_t len, const pfs_index_key *key, uint32_
 	/* the exact length the counts call for (each bounded by the length) */
 	uint64_t avail = len - HDR_LEN - 8;
 	if (nch > avail / (CHUNK_LEN + SCHUNK_LEN) || np > avail / PAGE_LEN ||
-	    nsp > avail / SPAGE_LEN || (uint64_t)nrg > avail / 16 || (uint64_t)ncol > avail / 8 ||
-	    (uint64_t)nrg * 16 + (uint64_t)ncol * 8 + nch * (CHUNK_LEN + SCHUNK_LEN) +
+	    nsp > avail / SPAGE_LEN || (uint64_t)nrg > avail / 16 || (uint64_t)ncol > avail / 16 ||
+	    (uint64_t)nrg * 16 + (uint64_t)ncol * 16 + nch * (CHUNK_LEN + SCHUNK_LEN) +
 			    np * PAGE_LEN + nsp * SPAGE_LEN != avail)
 		return -EINVAL;
 	if (XXH3_64bits(p, len - 8) != (r.pos = len - 8, get64(&r)))

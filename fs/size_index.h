@@ -12,8 +12,9 @@
 #include "pq_io.h"
 #include "pq_sizes.h"
 
-/* 2: the chunk shapes (the page layouts' entry sizes) */
-#define PFS_INDEX_VERSION 2u
+/* 2: the chunk shapes (the page layouts' entry sizes); 3: the column
+ * summaries' (columns/<col>/stats.txt) */
+#define PFS_INDEX_VERSION 3u
 
 /* Not known: the entry is measured the usual way (rendered, or its layout
  * loaded). */
@@ -44,6 +45,9 @@ typedef struct pfs_chunk_shape {
 typedef struct pfs_file_shapes {
 	uint32_t num_row_groups, num_columns;
 	pfs_chunk_shape *chunks; /* rg * num_columns + col */
+	/* columns/<col>/stats.txt, which renders from every chunk's layout
+	 * (PFS_SHAPE_UNKNOWN: not measured) */
+	uint64_t *col_stats;
 	uint64_t footprint;      /* bytes held, for the cache */
 } pfs_file_shapes;
 

@@ -171,17 +171,20 @@ nidx=$(ls "$IDX" | grep -c '\.sz$')
 # (the mount's own totals line, logged at unmount)
 mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
 (cd "$MNT" && find . \( -path '*/pages/*' -o -path '*/dictionary/*' -o -name 'bloom_filter.*' \
-	-o -name column_index.txt -o -name offset_index.txt \) -type f -printf '%s %P\n') >"$WORK/shape_sizes"
+	-o -name column_index.txt -o -name offset_index.txt -o -path '*.parquet/columns/*/stats.txt' \) \
+	-type f -printf '%s %P\n') >"$WORK/shape_sizes"
 ls -lR "$MNT" >/dev/null
 umount_fs "$MNT"
 totals=$(grep "mount totals:" "$WORK/daemon.log" | tail -1)
 npage=$(wc -l <"$WORK/shape_sizes")
 ndict=$(grep -c /dictionary/ "$WORK/shape_sizes")
 nidxs=$(grep -c '_index.txt$\|bloom_filter' "$WORK/shape_sizes")
+nstats=$(grep -c '/stats.txt$' "$WORK/shape_sizes")
 case $totals in
-*": 0 size passes, 0 chunk layouts loaded, "*) ok "remount: ls -lR ($npage entries of pages, dictionary/, page indexes and bloom filters: $ndict, $nidxs of the last two) ran no pass and loaded no layout" ;;
+*": 0 size passes, 0 chunk layouts loaded, "*", 0 column summaries rendered, "*) ok "remount: ls -lR ($npage entries of pages, dictionary/, page indexes and bloom filters: $ndict, $nidxs of the last two; $nstats columns' stats.txt) ran no pass, loaded no layout, rendered no column summary" ;;
 *) fail "remount: ls -lR: ${totals:-no totals line}" ;;
 esac
+[ "$nstats" -gt 10 ] || fail "remount: only $nstats columns/*/stats.txt"
 [ "$npage" -gt 500 ] && [ "$ndict" -gt 10 ] || fail "remount: only $npage page entries, $ndict in dictionary/"
 # those sizes are the bytes a read returns (a mount of its own, reading)
 mount_fs "$MNT" -o ro,index_dir=none "$SRC" || finish
