@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ typedef struct remote {
 	pq_source *self;           /* for background fetches (no reference) */
 	uint64_t last_end;     /* where the last read ended: sequential? */
 	uint64_t ra;           /* the last window's length */
+	atomic_int keep;       /* pq_source_keep depth: fetched bytes may be lent room */
 } remote;
 
 /* A range being fetched: others wanting its bytes wait for it instead
@@ -149,7 +151,9 @@ static void block_touch(pfs_ra_budget *b, pfs_rblock *blk)
 
 /* Under b->lock: keeps data (len bytes of o at off; taken over) in the
  * cache, pushing out the least recently used bytes; frees it when it
- * cannot fit. */
+ * cannot fit. Only while o is told its reads will be repeated
+ * (remote_keep) may it go past the limit into lent room: a stream read
+ * once is better served by reusing the buffers of what it read before. */
 static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 {
 	pfs_ra_budget *b = o->budget;
@@ -162,13 +166,16 @@ static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 	blk->off = off;
 	blk->len = len;
 	blk->data = data;
-	while (b->used + len > b->limit + b->lent && b->tail) {
+	while (b->used + len > b->limit + b->lent) {
 		uint64_t more = b->used + len - b->limit - b->lent;
-		if (b->mem && b->lent + more <= pq_budget_limit(b->mem) / 2 &&
+		if (b->mem && atomic_load(&o->keep) > 0 &&
+		    b->lent + more <= pq_budget_limit(b->mem) / 2 &&
 		    pq_budget_try_charge_spare(b->mem, more)) {
 			b->lent += more;
 			break;
 		}
+		if (!b->tail)
+			break;
 		block_drop(b, b->tail);
 	}
 	if (b->used + len > b->limit + b->lent) { /* larger than the limit, and no room */
@@ -572,6 +579,11 @@ static void remote_advise(void *impl, uint64_t off, uint64_t len)
 	pthread_mutex_unlock(&o->budget->lock);
 }
 
+static void remote_keep(void *impl, bool on)
+{
+	atomic_fetch_add(&((remote *)impl)->keep, on ? 1 : -1);
+}
+
 static uint64_t remote_size(void *impl)
 {
 	return ((remote *)impl)->size;
@@ -601,6 +613,7 @@ static const pq_source_ops remote_ops = {
 	.far = true,
 	.pread = remote_pread,
 	.advise = remote_advise,
+	.keep = remote_keep,
 	.size = remote_size,
 	.identity = remote_identity,
 	.close = remote_close,

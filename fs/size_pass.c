@@ -198,7 +198,10 @@ static int run_pass(pfs_fs *fs, pfs_pf *pf, pq_file_sizes **out)
 	o.keep_verify_text = true;
 	o.cancel = &pf->sz_cancel;
 	pq_error err = {0};
+	/* a remote file's bytes are read again by the render that follows */
+	pq_source_keep(pq_file_source(pf->f), true);
 	pq_status st = pq_file_measure(pf->f, &o, out, &err);
+	pq_source_keep(pq_file_source(pf->f), false);
 	if (st != PQ_OK) {
 		pfs_log(LOG_NOTICE, "%s: size pass failed: %s", pf->src->path, err.msg);
 		return -pfs_status_to_errno(st);
@@ -329,7 +332,9 @@ int pfs_sizes_column(pfs_fs *fs, pfs_pf *pf, uint32_t col, uint64_t *size)
 	o.column = col;
 	pq_file_sizes *s = NULL;
 	pq_error err = {0};
+	pq_source_keep(pq_file_source(pf->f), true);
 	pq_status st = pq_file_measure(pf->f, &o, &s, &err);
+	pq_source_keep(pq_file_source(pf->f), false);
 	if (st != PQ_OK) {
 		pfs_log(LOG_NOTICE, "%s: measuring column %u failed: %s", pf->src->path, col, err.msg);
 		return -pfs_status_to_errno(st);

@@ -201,6 +201,21 @@ for cs in 256M 1M; do
 	if [ $cs = 256M ]; then
 		[ "$gb2" -le $((wsz / 10)) ] && ok "data.csv after the size pass refetched $gb2 of $wsz bytes" ||
 			{ fail "data.csv after the size pass refetched $gb2 bytes (want <= $((wsz / 10)) of $wsz): the pass's bytes were not kept"; show_log; }
+		# a plain stream (no pass told the source it will read again)
+		# stays within the readahead budget: read twice, fetched twice
+		umount_fs "$R"
+		mount_s3 "$R" bkt/wide -o cache_size=$cs || finish
+		# (O_DIRECT: past the kernel's page cache, to the daemon; fd 9
+		# keeps the file, and so its source and fetched bytes, open)
+		exec 9<"$R/w.parquet/file.parquet"
+		dd if="$R/w.parquet/file.parquet" iflag=direct bs=1M status=none >/dev/null
+		s3_reset
+		dd if="$R/w.parquet/file.parquet" iflag=direct bs=1M status=none | cmp -s - "$W/w.parquet" ||
+			fail "file.parquet (O_DIRECT) differs"
+		read -r g3 gb3 < <(s3_count GET)
+		exec 9<&-
+		[ "$gb3" -ge $((wsz * 9 / 10)) ] && ok "file.parquet read again: fetched again ($gb3 bytes), not kept past the readahead budget" ||
+			{ fail "file.parquet read twice: the second read fetched only $gb3 of $wsz bytes: a plain stream was kept past the readahead budget"; show_log; }
 	fi
 	umount_fs "$R"
 done

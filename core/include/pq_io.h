@@ -78,6 +78,10 @@ typedef struct pq_source_ops {
 	 * soon; a far source may start fetching them in the background. Never
 	 * fails, never blocks on the fetch; off + len within size. */
 	void (*advise)(void *impl, uint64_t off, uint64_t len);
+	/* Optional (NULL: nothing to gain): while on, what is read will be
+	 * read again soon (a size pass, then the render), so a far source
+	 * may keep it longer than its usual window. Calls nest. */
+	void (*keep)(void *impl, bool on);
 	/* Frees impl (at the last pq_source_unref). */
 	void (*close)(void *impl);
 	/* Every read costs a round trip or more (a remote object, a container
@@ -128,6 +132,9 @@ void pq_source_release(const pq_source *s, void *hold);
 /* A hint: [off, off + len) will be read soon (ops->advise; clipped to the
  * source, ignored when it cannot use it). */
 void pq_source_advise(const pq_source *s, uint64_t off, uint64_t len);
+/* Between pq_source_keep(s, true) and (s, false), reads will be repeated
+ * soon (ops->keep; nothing when s has no use for it). */
+void pq_source_keep(const pq_source *s, bool on);
 /* Whether pq_source_advise does anything for s (so callers need not work
  * out ranges for nothing). */
 bool pq_source_advises(const pq_source *s);

@@ -117,6 +117,12 @@ void pq_source_advise(const pq_source *s, uint64_t off, uint64_t len)
 	s->ops->advise(s->impl, off, len > size - off ? size - off : len);
 }
 
+void pq_source_keep(const pq_source *s, bool on)
+{
+	if (s->ops->keep)
+		s->ops->keep(s->impl, on);
+}
+
 bool pq_source_far(const pq_source *s)
 {
 	return s->ops->far;

@@ -528,8 +528,15 @@ static void aruna_close(void *impl)
 	aruna_free(impl);
 }
 
+/* A pass over the container reads its blocks again later too. */
+static void aruna_keep(void *impl, bool on)
+{
+	pq_source_keep(((aruna *)impl)->inner, on);
+}
+
 static const pq_source_ops aruna_ops = {
 	.far = true,
+	.keep = aruna_keep,
 	.pread = aruna_pread,
 	.borrow = aruna_borrow,
 	.release = aruna_release,
