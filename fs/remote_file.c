@@ -157,7 +157,8 @@ static void block_touch(pfs_ra_budget *b, pfs_rblock *blk)
 static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 {
 	pfs_ra_budget *b = o->budget;
-	pfs_rblock *blk = len <= b->limit || b->mem ? calloc(1, sizeof *blk) : NULL;
+	bool lendable = b->mem && atomic_load(&o->keep) > 0;
+	pfs_rblock *blk = len <= b->limit || lendable ? calloc(1, sizeof *blk) : NULL;
 	if (!blk) {
 		data_free(data, len);
 		return;
@@ -168,8 +169,7 @@ static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 	blk->data = data;
 	while (b->used + len > b->limit + b->lent) {
 		uint64_t more = b->used + len - b->limit - b->lent;
-		if (b->mem && atomic_load(&o->keep) > 0 &&
-		    b->lent + more <= pq_budget_limit(b->mem) / 2 &&
+		if (lendable && b->lent + more <= pq_budget_limit(b->mem) / 2 &&
 		    pq_budget_try_charge_spare(b->mem, more)) {
 			b->lent += more;
 			break;
