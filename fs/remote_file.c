@@ -149,6 +149,26 @@ static void block_touch(pfs_ra_budget *b, pfs_rblock *blk)
 	b->head = blk;
 }
 
+/* Under b->lock: to the back of the LRU, the first to go. A range read
+ * to its end by a reader that is not going to read it again (no pass
+ * running) is spent: a sequential reader leaves the ranges behind it
+ * first in line, so the room a reclaim or a new window needs comes from
+ * them, not from the ranges a pass fetched for the render still ahead. */
+static void block_spent(pfs_ra_budget *b, pfs_rblock *blk)
+{
+	if (b->tail == blk)
+		return;
+	if (blk->lprev)
+		blk->lprev->lnext = blk->lnext;
+	else
+		b->head = blk->lnext;
+	blk->lnext->lprev = blk->lprev; /* not the tail: it has a next */
+	blk->lnext = NULL;
+	blk->lprev = b->tail;
+	b->tail->lnext = blk;
+	b->tail = blk;
+}
+
 /* Under b->lock: keeps data (len bytes of o at off; taken over) in the
  * cache, pushing out the least recently used bytes; frees it when it
  * cannot fit. Only while o is told its reads will be repeated
@@ -315,7 +335,10 @@ static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
 					uint64_t have = b->off + b->len - at;
 					n = (size_t)(have < len - done ? have : len - done);
 					memcpy(buf + done, b->data + (at - b->off), n);
-					block_touch(o->budget, b);
+					if (at + n == b->off + b->len && atomic_load(&o->keep) == 0)
+						block_spent(o->budget, b);
+					else
+						block_touch(o->budget, b);
 					break;
 				}
 			}
