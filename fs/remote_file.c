@@ -171,17 +171,17 @@ static void block_spent(pfs_ra_budget *b, pfs_rblock *blk)
 
 /* Under b->lock: keeps data (len bytes of o at off; taken over) in the
  * cache, pushing out the least recently used bytes; frees it when it
- * cannot fit. Only while o is told its reads will be repeated
+ * cannot fit (NULL; else the kept range). Only while o is told its reads will be repeated
  * (remote_keep) may it go past the limit into lent room: a stream read
  * once is better served by reusing the buffers of what it read before. */
-static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
+static pfs_rblock *block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 {
 	pfs_ra_budget *b = o->budget;
 	bool lendable = b->mem && atomic_load(&o->keep) > 0;
 	pfs_rblock *blk = len <= b->limit || lendable ? calloc(1, sizeof *blk) : NULL;
 	if (!blk) {
 		data_free(data, len);
-		return;
+		return NULL;
 	}
 	blk->owner = o;
 	blk->off = off;
@@ -201,7 +201,7 @@ static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 	if (b->used + len > b->limit + b->lent) { /* larger than the limit, and no room */
 		free(blk);
 		data_free(data, len);
-		return;
+		return NULL;
 	}
 	blk->lnext = b->head;
 	if (b->head)
@@ -214,6 +214,7 @@ static void block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 		o->blocks->oprev = blk;
 	o->blocks = blk;
 	b->used += len;
+	return blk;
 }
 
 void pfs_remote_identity(const char *url, uint64_t size, const char *etag, pq_identity *id)
@@ -562,7 +563,11 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 		if (st == PQ_OK) {
 			o->last_end = off + done;
 			o->ra = seq ? w : 0;
-			block_keep(o, from, w, data); /* held before the flight ends */
+			/* held before the flight ends; read to its end by this
+			 * read (and no pass running): spent already */
+			pfs_rblock *kept = block_keep(o, from, w, data);
+			if (kept && at + need == from + w && atomic_load(&o->keep) == 0)
+				block_spent(o->budget, kept);
 			if (seq)
 				prefetch_after(o, from + w, w);
 		} else {

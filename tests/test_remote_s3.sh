@@ -219,6 +219,22 @@ for cs in 256M 1M; do
 	fi
 	umount_fs "$R"
 done
+# ---- a range read to its end goes first: with no pass running, the LRU
+# (256 KiB: four 64 KiB windows) gives up the windows readers finished
+# before one a reader is still in (O_DIRECT reads, the file held open)
+mount_s3 "$R" bkt/wide || finish
+exec 9<"$R/w.parquet/file.parquet"
+rd() { dd if="$R/w.parquet/file.parquet" iflag=direct bs="$1" skip="$2" count="$3" status=none >/dev/null; }
+rd 16K 0 1 # [0, 16K): exactly what is asked (not where the last read ended)
+rd 16K 1 2 # [16K, 48K): goes on where it ended, a window [16K, 80K), half read
+for mb in 1 2 3 4; do rd 64K $((mb * 16)) 1; done # four windows read to their ends
+s3_reset
+rd 16K 3 2 # [48K, 80K): the rest of the half-read window
+read -r g4 gb4 < <(s3_count GET)
+[ "$g4" -eq 0 ] && ok "a window still being read outlived four read to their ends" ||
+	{ fail "the half-read window was pushed out by windows read to their ends ($g4 GETs, $gb4 bytes)"; show_log; }
+exec 9<&-
+umount_fs "$R"
 unset PARQUETFS_TEST_READAHEAD
 umount_fs "$WM"
 
