@@ -169,6 +169,16 @@ static void block_spent(pfs_ra_budget *b, pfs_rblock *blk)
 	b->tail = blk;
 }
 
+/* Under budget->lock: a read of blk ended at end: spent when that is
+ * blk's end and no pass will read it again, else most recently used. */
+static void block_read(remote *o, pfs_rblock *blk, uint64_t end)
+{
+	if (end == blk->off + blk->len && atomic_load(&o->keep) == 0)
+		block_spent(o->budget, blk);
+	else
+		block_touch(o->budget, blk);
+}
+
 /* Under b->lock: keeps data (len bytes of o at off; taken over) in the
  * cache, pushing out the least recently used bytes; frees it when it
  * cannot fit (NULL; else the kept range). Only while o is told its reads will be repeated
@@ -336,10 +346,7 @@ static size_t serve_held(remote *o, uint8_t *buf, size_t len, uint64_t off)
 					uint64_t have = b->off + b->len - at;
 					n = (size_t)(have < len - done ? have : len - done);
 					memcpy(buf + done, b->data + (at - b->off), n);
-					if (at + n == b->off + b->len && atomic_load(&o->keep) == 0)
-						block_spent(o->budget, b);
-					else
-						block_touch(o->budget, b);
+					block_read(o, b, at + n);
 					break;
 				}
 			}
@@ -563,11 +570,10 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 		if (st == PQ_OK) {
 			o->last_end = off + done;
 			o->ra = seq ? w : 0;
-			/* held before the flight ends; read to its end by this
-			 * read (and no pass running): spent already */
+			/* held before the flight ends */
 			pfs_rblock *kept = block_keep(o, from, w, data);
-			if (kept && at + need == from + w && atomic_load(&o->keep) == 0)
-				block_spent(o->budget, kept);
+			if (kept)
+				block_read(o, kept, at + need);
 			if (seq)
 				prefetch_after(o, from + w, w);
 		} else {
