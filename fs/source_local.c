@@ -50,6 +50,18 @@ static int open_beneath(const local *l, const char *rel, int flags)
 		return fd < 0 ? -errno : fd;
 	}
 	char buf[PATH_MAX];
+	if (!strchr(rel, '/')) {
+		/* a name in SOURCE itself: one open by path, not three calls (a
+		 * listing sniffs 10,000 files this way). No directory lies
+		 * between SOURCE and the name, and O_NOFOLLOW refuses the name
+		 * if it is a link, as the walk's last step does. */
+		if (!strcmp(rel, ".") || !strcmp(rel, ".."))
+			return -ENOENT;
+		if (path_of(l, rel, buf, sizeof buf))
+			return -ENAMETOOLONG;
+		int fd = open(buf, flags | O_NOFOLLOW | O_CLOEXEC);
+		return fd >= 0 ? fd : errno == ELOOP ? -ENOENT : -errno;
+	}
 	if (strlen(rel) >= sizeof buf)
 		return -ENAMETOOLONG;
 	snprintf(buf, sizeof buf, "%s", rel);

@@ -274,12 +274,17 @@ START_TEST(test_symlinks)
 	ck_assert_int_eq(src->ops->sniff(src->be, "link.parquet"), 0);
 	ck_assert_int_eq(src->ops->sniff(src->be, "linkdir/b.parquet"), 0);
 	ck_assert_int_eq(src->ops->sniff(src->be, "sub/b.parquet"), 1);
+	/* a name in SOURCE itself is opened by path: never "." or ".." */
+	ck_assert_int_eq(src->ops->sniff(src->be, ".."), 0);
+	ck_assert_int_eq(src->ops->sniff(src->be, "."), 0);
 	pq_source *s;
 	pq_error err;
 	ck_assert_int_eq(src->ops->open(src->be, "link.parquet", &s, &err), PQ_EIO);
 	ck_assert_int_eq(src->ops->open(src->be, "linkdir/b.parquet", &s, &err), PQ_EIO);
+	ck_assert_int_eq(src->ops->open(src->be, "..", &s, &err), PQ_EIO);
 	seen sn = {.n = 0};
 	ck_assert_int_ne(src->ops->list(src->be, "linkdir", collect, &sn), 0);
+	ck_assert_int_ne(src->ops->list(src->be, "..", collect, &sn), 0);
 }
 END_TEST
 
