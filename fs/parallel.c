@@ -36,6 +36,23 @@ static struct {
 	unsigned threads, idle;
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
 
+/* A child of fork (the daemon forks once, after mounting) has none of
+ * the parent's helpers: it starts from an empty pool. */
+static void forget_helpers(void)
+{
+	pthread_mutex_init(&pool.lock, NULL);
+	pthread_cond_init(&pool.work, NULL);
+	pool.loops = NULL;
+	pool.threads = pool.idle = 0;
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void register_fork(void)
+{
+	pthread_atfork(NULL, NULL, forget_helpers);
+}
+
 static void run(loop *l)
 {
 	for (size_t i; (i = atomic_fetch_add(&l->next, 1)) < l->n;)
@@ -104,6 +121,7 @@ void pfs_parallel_for(size_t n, size_t per_thread, unsigned max_threads,
 	if (want > max_threads)
 		want = max_threads;
 	if (want > 1) {
+		pthread_once(&once, register_fork);
 		pthread_cond_init(&l.done, NULL);
 		pthread_mutex_lock(&pool.lock);
 		l.tickets = (unsigned)want - 1;

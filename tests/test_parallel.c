@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "parallel.h"
@@ -79,6 +80,54 @@ START_TEST(test_concurrent_loops)
 }
 END_TEST
 
+typedef struct who {
+	pthread_t seen[64];
+	atomic_int n;
+} who;
+
+static void note_thread(void *ctx, size_t i)
+{
+	(void)i;
+	who *w = ctx;
+	usleep(2000); /* long enough for the helpers to join */
+	int k = atomic_fetch_add(&w->n, 1);
+	if (k < 64)
+		w->seen[k] = pthread_self();
+}
+
+static int distinct_threads(void)
+{
+	who *w = calloc(1, sizeof *w);
+	if (!w)
+		return 0;
+	pfs_parallel_for(32, 4, 4, note_thread, w);
+	int n = atomic_load(&w->n) < 64 ? atomic_load(&w->n) : 64, d = 0;
+	for (int i = 0; i < n; i++) {
+		int j = 0;
+		while (j < i && !pthread_equal(w->seen[j], w->seen[i]))
+			j++;
+		d += j == i;
+	}
+	free(w);
+	return d;
+}
+
+/* the daemon forks after mounting: its child has no helpers, and must not
+ * count on the parent's parked ones */
+START_TEST(test_after_fork)
+{
+	ck_assert_int_gt(distinct_threads(), 1); /* helpers parked here */
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(distinct_threads() > 1 ? 0 : 1);
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_msg(WEXITSTATUS(status) == 0, "the child ran its loop on one thread");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("parallel");
@@ -86,6 +135,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_each_index_once);
 	tcase_add_test(tc, test_concurrent_loops);
+	tcase_add_test(tc, test_after_fork);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
