@@ -180,10 +180,11 @@ static void block_read(remote *o, pfs_rblock *blk, uint64_t end)
 }
 
 /* Under b->lock: keeps data (len bytes of o at off; taken over) in the
- * cache, pushing out the least recently used bytes; frees it when it
- * cannot fit (NULL; else the kept range). Only while o is told its reads will be repeated
- * (remote_keep) may it go past the limit into lent room: a stream read
- * once is better served by reusing the buffers of what it read before. */
+ * cache, pushing out the least recently used bytes; returns the kept
+ * range, or NULL when it cannot fit (data freed). Only while o is told
+ * its reads will be repeated (remote_keep) may it go past the limit into
+ * lent room: a stream read once is better served by reusing the buffers
+ * of what it read before. */
 static pfs_rblock *block_keep(remote *o, uint64_t off, uint64_t len, uint8_t *data)
 {
 	pfs_ra_budget *b = o->budget;

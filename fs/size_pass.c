@@ -187,21 +187,30 @@ static void keep_verify(pfs_fs *fs, pfs_pf *pf, pq_file_sizes *s)
 	}
 }
 
-static int run_pass(pfs_fs *fs, pfs_pf *pf, pq_file_sizes **out)
+/* pq_file_measure on all cores, within a quarter of cache_size (the data
+ * pool holds the rest; never less than the meta pool's floor), stopped by
+ * pf's cancel flag; o says what to measure. A remote file's bytes are
+ * read again by the render that follows: its source keeps them meanwhile. */
+static pq_status measure(pfs_fs *fs, pfs_pf *pf, pq_sizes_options *o, pq_file_sizes **out,
+			 pq_error *err)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	pq_sizes_options o = {0};
-	o.threads = cpus > 0 ? (unsigned)cpus : 1;
-	/* decoded bytes in flight: a quarter of cache_size (the data pool
-	 * holds the rest), never less than the meta pool's floor */
-	o.mem_max = fs->opts->cache_size / 4 > PFS_META_MIN ? fs->opts->cache_size / 4 : PFS_META_MIN;
-	o.keep_verify_text = true;
-	o.cancel = &pf->sz_cancel;
-	pq_error err = {0};
-	/* a remote file's bytes are read again by the render that follows */
+	o->threads = cpus > 0 ? (unsigned)cpus : 1;
+	o->mem_max = fs->opts->cache_size / 4 > PFS_META_MIN ? fs->opts->cache_size / 4
+							      : PFS_META_MIN;
+	o->cancel = &pf->sz_cancel;
 	pq_source_keep(pq_file_source(pf->f), true);
-	pq_status st = pq_file_measure(pf->f, &o, out, &err);
+	pq_status st = pq_file_measure(pf->f, o, out, err);
 	pq_source_keep(pq_file_source(pf->f), false);
+	return st;
+}
+
+static int run_pass(pfs_fs *fs, pfs_pf *pf, pq_file_sizes **out)
+{
+	pq_sizes_options o = {0};
+	o.keep_verify_text = true;
+	pq_error err = {0};
+	pq_status st = measure(fs, pf, &o, out, &err);
 	if (st != PQ_OK) {
 		pfs_log(LOG_NOTICE, "%s: size pass failed: %s", pf->src->path, err.msg);
 		return -pfs_status_to_errno(st);
@@ -323,18 +332,12 @@ int pfs_sizes_column(pfs_fs *fs, pfs_pf *pf, uint32_t col, uint64_t *size)
 	pthread_mutex_unlock(&pf->sz_lock);
 	if (running)
 		return -EAGAIN; /* wait for it: it has this column too */
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	pq_sizes_options o = {0};
-	o.threads = cpus > 0 ? (unsigned)cpus : 1;
-	o.mem_max = fs->opts->cache_size / 4 > PFS_META_MIN ? fs->opts->cache_size / 4 : PFS_META_MIN;
-	o.cancel = &pf->sz_cancel;
 	o.one_column = true;
 	o.column = col;
 	pq_file_sizes *s = NULL;
 	pq_error err = {0};
-	pq_source_keep(pq_file_source(pf->f), true);
-	pq_status st = pq_file_measure(pf->f, &o, &s, &err);
-	pq_source_keep(pq_file_source(pf->f), false);
+	pq_status st = measure(fs, pf, &o, &s, &err);
 	if (st != PQ_OK) {
 		pfs_log(LOG_NOTICE, "%s: measuring column %u failed: %s", pf->src->path, col, err.msg);
 		return -pfs_status_to_errno(st);
