@@ -258,6 +258,7 @@ int pfs_stream_open(pfs_fs *fs, pfs_pf *pf, pfs_node *n, pfs_stream **out)
 	s->cur_rg = s->rg_lo;
 	s->seg_whole = true;
 	s->win.budget = fs->budget;
+	s->win.big = true;
 	pthread_mutex_lock(&fs->streams_lock);
 	s->lnext = fs->streams_head;
 	if (s->lnext)
@@ -343,6 +344,7 @@ static void prefetch_buf_done(prefetch *p)
 static void take_front(prefetch *p)
 {
 	p->buf.budget = p->budget;
+	p->buf.big = true;
 	if (pq_buf_grow(&p->buf, p->front))
 		p->buf.len = p->front;
 	else
@@ -472,6 +474,7 @@ static void win_free(pfs_stream *s)
 {
 	pq_buf_free(&s->win);
 	s->win.budget = s->fs->budget;
+	s->win.big = true;
 	s->win_skip = 0;
 }
 

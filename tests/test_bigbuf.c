@@ -1,6 +1,7 @@
 /* Big buffers (core/include/pq_bigbuf.h): whole and writable, reused after
  * being freed while the keep bound and the budget allow, charged to the
- * budget only while kept, given back by trim, shrink and reconfiguring. */
+ * budget only while kept, given back by trim, shrink and reconfiguring;
+ * and pq_buf's big mode on top of them. */
 #include "config.h"
 
 #include <check.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "pq_bigbuf.h"
+#include "pq_buf.h"
 #include "pq_budget.h"
 
 #define MIB ((size_t)1 << 20)
@@ -116,6 +118,53 @@ START_TEST(test_spare_never_reclaims)
 }
 END_TEST
 
+/* A pq_buf marked big grows through pq_bigbuf (its bytes kept), charges
+ * the whole capacity, goes back to the kept buffers when freed, and is
+ * never handed out with pq_buf_take (whose taker would free() it). */
+START_TEST(test_buf_big)
+{
+	pq_budget *b = pq_budget_new(64 * MIB);
+	pq_bigbuf_configure(b, 16 * MIB);
+	pq_buf w = PQ_BUF_INIT;
+	w.big = true;
+	w.budget = b;
+	for (uint32_t i = 0; i < 1300000; i++)
+		pq_buf_append(&w, &i, sizeof i); /* 5.2 MB: malloc, then big, then bigger */
+	ck_assert(!w.oom && w.len == 5200000);
+	for (uint32_t i = 0; i < 1300000; i += 997) {
+		uint32_t got;
+		memcpy(&got, w.p + (size_t)i * 4, 4);
+		ck_assert_uint_eq(got, i);
+	}
+	ck_assert(w.in_big);
+	ck_assert_uint_eq(w.charged, w.cap); /* the whole capacity */
+	ck_assert_uint_ge(pq_budget_used(b), w.charged); /* (and the spares it grew out of) */
+	ck_assert_uint_ge(w.cap, w.len);
+	size_t len = 1;
+	ck_assert_ptr_null(pq_buf_take(&w, &len));
+	ck_assert(w.oom);
+	uint8_t *was = w.p;
+	pq_buf_free(&w);
+	ck_assert(!w.in_big && w.p == NULL);
+	if (pooled()) {
+		ck_assert_uint_gt(pq_budget_used(b), 0); /* kept: charged as a spare */
+		uint8_t *again = pq_bigbuf_alloc(5200000);
+		ck_assert_ptr_eq(again, was);
+		pq_bigbuf_free(again);
+	}
+	/* a small buffer marked big stays malloc'd and can be taken */
+	pq_buf s = PQ_BUF_INIT;
+	s.big = true;
+	pq_buf_append(&s, "abc", 3);
+	ck_assert(!s.in_big);
+	free(pq_buf_take(&s, &len));
+	ck_assert_uint_eq(len, 3);
+	pq_bigbuf_configure(NULL, 0);
+	ck_assert_uint_eq(pq_budget_used(b), 0);
+	pq_budget_free(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bigbuf");
@@ -124,6 +173,7 @@ int main(void)
 	tcase_add_test(tc, test_reuse_and_charges);
 	tcase_add_test(tc, test_budget_full);
 	tcase_add_test(tc, test_spare_never_reclaims);
+	tcase_add_test(tc, test_buf_big);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -335,6 +335,34 @@ START_TEST(test_plain_fixed_types)
 }
 END_TEST
 
+/* A view of PLAIN values is the page's own bytes: only where the element's
+ * alignment holds, the count fits, and the type is fixed-width. */
+START_TEST(test_plain_view)
+{
+	_Alignas(8) uint8_t page[40];
+	for (int i = 0; i < 40; i++)
+		page[i] = (uint8_t)(i * 7);
+	pq_values v;
+	size_t used = 0;
+	ck_assert(pq_plain_view(PQ_INT64, 0, page, sizeof page, 5, &v, &used));
+	ck_assert(v.v.any == (void *)page && v.n == 5 && used == 40 && v.type == PQ_INT64);
+	int64_t want;
+	memcpy(&want, page + 8, 8);
+	ck_assert(v.v.i64[1] == want); /* little-endian host: the bytes as stored */
+	ck_assert(pq_plain_view(PQ_INT32, 0, page + 4, 36, 9, &v, &used) && used == 36);
+	ck_assert(!pq_plain_view(PQ_INT32, 0, page + 4, 36, 10, &v, &used)); /* too many */
+	ck_assert(!pq_plain_view(PQ_INT64, 0, page + 4, 36, 1, &v, &used));  /* misaligned */
+	ck_assert(!pq_plain_view(PQ_DOUBLE, 0, page + 1, 39, 1, &v, &used));
+	ck_assert(pq_plain_view(PQ_FIXED_LEN_BYTE_ARRAY, 3, page + 1, 39, 13, &v, &used));
+	ck_assert(v.type_length == 3 && v.v.fixed == page + 1 && used == 39);
+	ck_assert(pq_plain_view(PQ_INT96, 0, page + 4, 36, 3, &v, &used) && v.type_length == 12);
+	ck_assert(!pq_plain_view(PQ_INT96, 0, page + 2, 36, 1, &v, &used));
+	ck_assert(!pq_plain_view(PQ_BYTE_ARRAY, 0, page, 40, 1, &v, &used));
+	ck_assert(!pq_plain_view(PQ_BOOLEAN, 0, page, 40, 1, &v, &used));
+	ck_assert(!pq_plain_view(PQ_INT64, 0, page, 40, 0, &v, &used)); /* nothing to view */
+}
+END_TEST
+
 START_TEST(test_plain_byte_array)
 {
 	pq_arena a;
@@ -551,6 +579,7 @@ static Suite *encoding_suite(void)
 	Suite *s = suite_create("encoding");
 	TCase *tc = tcase_create("rle");
 	tcase_add_test(tc, test_rle_spec_bitpacked_0_to_7);
+	tcase_add_test(tc, test_plain_view);
 	tcase_add_test(tc, test_bitpacked_spec_msb_0_to_7);
 	tcase_add_test(tc, test_bitpacked_levels_widths);
 	tcase_add_test(tc, test_rle_runs_and_width0);

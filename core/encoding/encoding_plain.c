@@ -98,6 +98,30 @@ static pq_status decode_byte_array(const uint8_t *p, size_t len, size_t n, pq_va
 	return PQ_OK;
 }
 
+bool pq_plain_view(int32_t type, int32_t type_length, const uint8_t *p, size_t len, size_t n,
+		   pq_values *out, size_t *used)
+{
+#if PQ_BIG_ENDIAN
+	(void)type, (void)type_length, (void)p, (void)len, (void)n, (void)out, (void)used;
+	return false;
+#else
+	int64_t w = fixed_width(type, type_length);
+	if (w <= 0 || n == 0 || n > len / (size_t)w)
+		return false;
+	/* a typed array needs its element's alignment (INT96 is 3 words) */
+	size_t align = type == PQ_FIXED_LEN_BYTE_ARRAY ? 1 : type == PQ_INT96 ? 4 : (size_t)w;
+	if ((uintptr_t)p % align)
+		return false;
+	out->type = type;
+	out->type_length = type == PQ_INT96 ? 12 : type == PQ_FIXED_LEN_BYTE_ARRAY ? type_length : 0;
+	out->n = n;
+	out->v.any = (void *)(uintptr_t)p;
+	if (used)
+		*used = n * (size_t)w;
+	return true;
+#endif
+}
+
 pq_status pq_decode_plain(int32_t type, int32_t type_length, const uint8_t *p, size_t len, size_t n,
 			  pq_values *out, size_t *used, pq_arena *arena, pq_error *err)
 {

@@ -127,6 +127,11 @@ pq_status pq_decode_rle_dictionary(const pq_values *dict, const uint8_t *p, size
  * then bytes, lengths over 2^31-1 are corrupt. */
 pq_status pq_decode_plain(int32_t type, int32_t type_length, const uint8_t *p, size_t len, size_t n,
 			  pq_values *out, size_t *used, pq_arena *arena, pq_error *err);
+/* PLAIN values of a fixed-width type as a view of p's own bytes, no copy,
+ * where the host's byte order and p's alignment allow (p must then outlive
+ * out); false: decode with pq_decode_plain. */
+bool pq_plain_view(int32_t type, int32_t type_length, const uint8_t *p, size_t len, size_t n,
+		   pq_values *out, size_t *used);
 
 /* ---- DELTA_BINARY_PACKED (= 5) and the byte-array deltas ---- */
 

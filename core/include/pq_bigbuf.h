@@ -23,6 +23,9 @@ struct pq_budget;
 void *pq_bigbuf_alloc(size_t n);
 /* The memory an allocation of n bytes really holds (what to charge). */
 size_t pq_bigbuf_footprint(size_t n);
+/* The bytes an allocation of n bytes can hold (n or more: the rest of its
+ * last 4 KiB page). */
+size_t pq_bigbuf_capacity(size_t n);
 /* Back to the kept buffers, or unmapped. NULL is fine. */
 void pq_bigbuf_free(void *p);
 /* Keep at most keep_bytes of freed buffers (default 32 MiB), each charged

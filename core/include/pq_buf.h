@@ -22,15 +22,22 @@ typedef struct pq_buf {
 	 * pq_buf_take too (the taker counts the bytes as it sees fit). */
 	struct pq_budget *budget;
 	size_t charged, refused;
+	/* Set by the owner: capacities from PQ_BIGBUF_MIN up come from
+	 * pq_bigbuf (huge pages, reused when freed: buffers that are filled
+	 * over and over, such as a stream's window). Such a buffer is freed
+	 * with pq_buf_free; pq_buf_take refuses it (NULL, oom). */
+	bool big;
+	bool in_big; /* p is a pq_bigbuf buffer */
 } pq_buf;
 
-#define PQ_BUF_INIT {NULL, 0, 0, false, NULL, 0, 0}
+#define PQ_BUF_INIT {NULL, 0, 0, false, NULL, 0, 0, false, false}
 
 /* Ensures room for extra more bytes; false (and oom set) on failure. */
 bool pq_buf_grow(pq_buf *b, size_t extra);
 void pq_buf_free(pq_buf *b);
 void pq_buf_printf(pq_buf *b, const char *fmt, ...) PQ_PRINTF(2, 3);
-/* Hands the bytes to the caller (who frees them) and resets the buffer. */
+/* Hands the bytes to the caller (who frees them) and resets the buffer
+ * (not for a buffer in pq_bigbuf: NULL). */
 uint8_t *pq_buf_take(pq_buf *b, size_t *len);
 
 /* The byte at offset off of b's contents (off <= len). A buffer that never

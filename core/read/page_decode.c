@@ -77,6 +77,49 @@ static pq_status decrypt_body(const pq_file *f, const pq_chunk_layout *l, const 
 	return PQ_OK;
 }
 
+/* Reads the page's stored body into raw_arena and, decrypted and
+ * decompressed as the chunk says, gives its bytes in arena. */
+static pq_status load_transformed(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
+				  bool compressed, bool crypto, pq_arena *raw_arena, pq_arena *arena,
+				  uint8_t **out, pq_error *err)
+{
+	const pq_column_meta_data *m;
+	PQ_TRY(pq_file_chunk_meta_checked(f, l->rg, l->col, &m, err));
+	size_t ulen = (size_t)page->header.uncompressed_page_size;
+	uint8_t *raw = pq_arena_alloc_uninit(raw_arena, page->body_len ? page->body_len : 1);
+	PQ_CHECK(raw, err, PQ_ENOMEM, "no memory for %u bytes", page->body_len);
+	pq_status st = pq_file_pread(f, raw, page->body_len, page->body_offset, err);
+	if (st != PQ_OK)
+		return err->status;
+	size_t raw_len = page->body_len;
+	if (crypto)
+		PQ_TRY(decrypt_body(f, l, page, compressed ? raw_arena : arena, &raw, &raw_len, err));
+
+	size_t lv;
+	PQ_TRY(v2_level_bytes(page, raw_len, &lv, err));
+	if (!compressed) {
+		PQ_CHECK(raw_len == ulen, err, PQ_ECORRUPT,
+			 "uncompressed page of %zu bytes, header says %zu", raw_len, ulen);
+		*out = raw;
+		return PQ_OK;
+	}
+	uint8_t *dec = pq_arena_alloc_uninit(arena, ulen ? ulen : 1);
+	PQ_CHECK(dec, err, PQ_ENOMEM, "no memory for %zu bytes", ulen);
+	memcpy(dec, raw, lv);
+	size_t clen = raw_len - lv, dlen = ulen - lv;
+	if (clen == 0) {
+		/* Never hand an empty body to a decompressor. */
+		PQ_CHECK(dlen == 0, err, PQ_ECORRUPT,
+			 "empty compressed body but %zu bytes expected", dlen);
+	} else {
+		st = pq_decompress(m->codec, raw + lv, clen, dec + lv, dlen, err);
+		if (st != PQ_OK)
+			return err->status;
+	}
+	*out = dec;
+	return PQ_OK;
+}
+
 pq_status pq_page_load_body(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
 			   pq_arena *arena, uint8_t **out, size_t *out_len, pq_error *err)
 {
@@ -96,44 +139,25 @@ pq_status pq_page_load_body(const pq_file *f, const pq_chunk_layout *l, const pq
 		 "the %llu bytes allowed (cache_size)",
 		 (unsigned long long)need, page->body_len, ulen,
 		 (unsigned long long)f->page_budget);
-	uint8_t *raw = pq_arena_alloc_uninit(arena, page->body_len ? page->body_len : 1);
-	PQ_CHECK(raw, err, PQ_ENOMEM, "no memory for %u bytes", page->body_len);
-	pq_status st = pq_file_pread(f, raw, page->body_len, page->body_offset, err);
-	if (st != PQ_OK)
-		return err->status;
-	size_t raw_len = page->body_len;
-	if (pq_file_chunk_crypto(f, l->rg, l->col))
-		PQ_TRY(decrypt_body(f, l, page, arena, &raw, &raw_len, err));
-
-	size_t lv;
-	PQ_TRY(v2_level_bytes(page, raw_len, &lv, err));
+	/* The stored body is scratch when it is decrypted or decompressed: it
+	 * goes back (to pq_bigbuf's kept buffers, warm for the next page) as
+	 * soon as the page's bytes are out, instead of living as long as the
+	 * decoded page. */
+	bool crypto = pq_file_chunk_crypto(f, l->rg, l->col) != NULL;
 	bool compressed = m->codec != PQ_CODEC_UNCOMPRESSED;
 	if (page->header.type == PQ_PAGE_DATA_V2 && page->header.data_page_header_v2.has_is_compressed &&
 	    !page->header.data_page_header_v2.is_compressed)
 		compressed = false;
-	if (!compressed) {
-		PQ_CHECK(raw_len == ulen, err, PQ_ECORRUPT,
-			 "uncompressed page of %zu bytes, header says %zu", raw_len, ulen);
-		*out = raw;
+	pq_arena scratch;
+	pq_arena_init(&scratch, 0);
+	pq_arena_use_budget(&scratch, arena->budget);
+	pq_status st = load_transformed(f, l, page, compressed, crypto,
+					compressed || crypto ? &scratch : arena, arena, out, err);
+	st = pq_arena_budget_error(&scratch, st, err);
+	pq_arena_free(&scratch);
+	if (st == PQ_OK)
 		*out_len = ulen;
-		return PQ_OK;
-	}
-	uint8_t *dec = pq_arena_alloc_uninit(arena, ulen ? ulen : 1);
-	PQ_CHECK(dec, err, PQ_ENOMEM, "no memory for %zu bytes", ulen);
-	memcpy(dec, raw, lv);
-	size_t clen = raw_len - lv, dlen = ulen - lv;
-	if (clen == 0) {
-		/* Never hand an empty body to a decompressor. */
-		PQ_CHECK(dlen == 0, err, PQ_ECORRUPT,
-			 "empty compressed body but %zu bytes expected", dlen);
-	} else {
-		st = pq_decompress(m->codec, raw + lv, clen, dec + lv, dlen, err);
-		if (st != PQ_OK)
-			return err->status;
-	}
-	*out = dec;
-	*out_len = ulen;
-	return PQ_OK;
+	return st;
 }
 
 pq_status pq_page_body(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
@@ -216,7 +240,10 @@ static pq_status decode_values(const pq_leaf *leaf, int32_t enc, const uint8_t *
 	out->type_length = leaf->type_length;
 	switch (enc) {
 	case PQ_ENC_PLAIN:
-		st = pq_decode_plain(leaf->physical, leaf->type_length, p, len, n, out, &used, arena, err);
+		/* p is the page's own bytes (in the page's arena): no copy */
+		st = pq_plain_view(leaf->physical, leaf->type_length, p, len, n, out, &used)
+			     ? PQ_OK
+			     : pq_decode_plain(leaf->physical, leaf->type_length, p, len, n, out, &used, arena, err);
 		break;
 	case PQ_ENC_PLAIN_DICTIONARY:
 	case PQ_ENC_RLE_DICTIONARY:

@@ -45,6 +45,12 @@ size_t pq_bigbuf_footprint(size_t n)
 	return n > SIZE_MAX - HEADER - 2 * HUGE ? SIZE_MAX : (n + HEADER + PAGE - 1) & ~(PAGE - 1);
 }
 
+size_t pq_bigbuf_capacity(size_t n)
+{
+	size_t f = pq_bigbuf_footprint(n);
+	return f == SIZE_MAX ? n : f - HEADER;
+}
+
 static header *map_new(size_t n)
 {
 	if (n > SIZE_MAX - HEADER - 2 * HUGE)
@@ -166,6 +172,11 @@ void *pq_bigbuf_alloc(size_t n)
 }
 
 size_t pq_bigbuf_footprint(size_t n)
+{
+	return n;
+}
+
+size_t pq_bigbuf_capacity(size_t n)
 {
 	return n;
 }

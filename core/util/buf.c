@@ -1,11 +1,13 @@
 #include "config.h"
 
 #include "pq_buf.h"
+#include "pq_bigbuf.h"
 #include "pq_budget.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 bool pq_buf_grow(pq_buf *b, size_t extra)
 {
@@ -26,19 +28,37 @@ bool pq_buf_grow(pq_buf *b, size_t extra)
 		}
 		cap *= 2;
 	}
+	bool big = b->big && cap >= PQ_BIGBUF_MIN;
+	/* a big buffer holds its whole mapping: use it and charge it */
+	if (big)
+		cap = pq_bigbuf_capacity(cap);
 	size_t more = cap > b->charged ? cap - b->charged : 0;
 	if (b->budget && !pq_budget_try_charge(b->budget, more)) {
 		b->refused = more;
 		b->oom = true;
 		return false;
 	}
-	uint8_t *p = realloc(b->p, cap);
+	uint8_t *p;
+	if (big) {
+		p = pq_bigbuf_alloc(cap);
+		if (p && b->len)
+			memcpy(p, b->p, b->len);
+		if (p) {
+			if (b->in_big)
+				pq_bigbuf_free(b->p);
+			else
+				free(b->p);
+		}
+	} else {
+		p = realloc(b->p, cap);
+	}
 	if (!p) {
 		if (b->budget)
 			pq_budget_release(b->budget, more);
 		b->oom = true;
 		return false;
 	}
+	b->in_big = big;
 	if (b->budget)
 		b->charged += more;
 	b->p = p;
@@ -55,7 +75,11 @@ static void uncharge(pq_buf *b)
 
 void pq_buf_free(pq_buf *b)
 {
-	free(b->p);
+	if (b->in_big)
+		pq_bigbuf_free(b->p);
+	else
+		free(b->p);
+	b->in_big = false;
 	b->p = NULL;
 	b->len = b->cap = 0;
 	b->oom = false;
@@ -85,6 +109,10 @@ void pq_buf_printf(pq_buf *b, const char *fmt, ...)
 
 uint8_t *pq_buf_take(pq_buf *b, size_t *len)
 {
+	if (b->in_big) {
+		b->oom = true;
+		return NULL;
+	}
 	uint8_t *p = b->p;
 	if (len)
 		*len = b->len;
