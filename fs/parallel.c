@@ -6,7 +6,9 @@
  * 1,024), and starting seven threads for each cost more than the stats of
  * a warm directory. A loop posts tickets; parked helpers take them; the
  * caller works too, withdraws the tickets nobody took once the work is
- * done, and waits only for the helpers that joined. */
+ * done, and waits only for the helpers that joined. Tasks (pfs_task) are
+ * single jobs queued behind the loops; a task nobody took yet is withdrawn
+ * by its owner instead of waited for. */
 #include "config.h"
 
 #include <pthread.h>
@@ -29,12 +31,18 @@ typedef struct loop {
 	struct loop *next_loop; /* the pool's loops with tickets */
 } loop;
 
+enum { TASK_QUEUED = 1, TASK_RUNNING, TASK_DONE };
+
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t work;
+	pthread_cond_t task_done;
 	loop *loops;
+	pfs_task *tasks, **tasks_tail; /* queued, oldest first */
+	unsigned ntasks;
 	unsigned threads, idle;
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+	  NULL, NULL, &pool.tasks, 0, 0, 0};
 
 /* A child of fork (the daemon forks once, after mounting) has none of
  * the parent's helpers: it starts from an empty pool. */
@@ -42,7 +50,11 @@ static void forget_helpers(void)
 {
 	pthread_mutex_init(&pool.lock, NULL);
 	pthread_cond_init(&pool.work, NULL);
+	pthread_cond_init(&pool.task_done, NULL);
 	pool.loops = NULL;
+	pool.tasks = NULL;
+	pool.tasks_tail = &pool.tasks;
+	pool.ntasks = 0;
 	pool.threads = pool.idle = 0;
 }
 
@@ -68,15 +80,43 @@ static void unlink_loop(loop *l)
 		}
 }
 
+/* Takes the oldest task off the queue (under the lock). */
+static void unlink_task(pfs_task *t)
+{
+	for (pfs_task **p = &pool.tasks; *p; p = &(*p)->next)
+		if (*p == t) {
+			*p = t->next;
+			if (pool.tasks_tail == &t->next)
+				pool.tasks_tail = p;
+			pool.ntasks--;
+			return;
+		}
+}
+
+static void run_task(pfs_task *t)
+{
+	unlink_task(t);
+	t->state = TASK_RUNNING;
+	pthread_mutex_unlock(&pool.lock);
+	t->fn(t->arg);
+	pthread_mutex_lock(&pool.lock);
+	t->state = TASK_DONE;
+	pthread_cond_broadcast(&pool.task_done);
+}
+
 static void *helper(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&pool.lock);
 	for (;;) {
-		while (!pool.loops) {
+		while (!pool.loops && !pool.tasks) {
 			pool.idle++;
 			pthread_cond_wait(&pool.work, &pool.lock);
 			pool.idle--;
+		}
+		if (!pool.loops) {
+			run_task(pool.tasks);
+			continue;
 		}
 		loop *l = pool.loops;
 		if (--l->tickets == 0)
@@ -142,4 +182,52 @@ void pfs_parallel_for(size_t n, size_t per_thread, unsigned max_threads,
 		pthread_mutex_unlock(&pool.lock);
 		pthread_cond_destroy(&l.done);
 	}
+}
+
+bool pfs_task_start(pfs_task *t, void (*fn)(void *arg), void *arg)
+{
+	pthread_once(&once, register_fork);
+	t->fn = fn;
+	t->arg = arg;
+	t->next = NULL;
+	pthread_mutex_lock(&pool.lock);
+	grow(pool.ntasks + 1);
+	bool ok = pool.threads > 0;
+	if (ok) {
+		t->state = TASK_QUEUED;
+		*pool.tasks_tail = t;
+		pool.tasks_tail = &t->next;
+		pool.ntasks++;
+		pthread_cond_signal(&pool.work);
+	} else {
+		t->state = TASK_DONE;
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return ok;
+}
+
+bool pfs_task_wait(pfs_task *t)
+{
+	pthread_mutex_lock(&pool.lock);
+	bool ran = t->state != TASK_QUEUED;
+	if (!ran) {
+		unlink_task(t);
+		t->state = TASK_DONE;
+	}
+	while (t->state != TASK_DONE)
+		pthread_cond_wait(&pool.task_done, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
+	return ran;
+}
+
+bool pfs_task_cancel(pfs_task *t)
+{
+	pthread_mutex_lock(&pool.lock);
+	bool queued = t->state == TASK_QUEUED;
+	if (queued) {
+		unlink_task(t);
+		t->state = TASK_DONE;
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return queued;
 }

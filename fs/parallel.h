@@ -4,6 +4,7 @@
 #ifndef PFS_PARALLEL_H
 #define PFS_PARALLEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Runs fn(ctx, i) for every i in [0, n), each exactly once, on up to
@@ -12,5 +13,27 @@
  * done. A thread that cannot be started leaves its share to the others. */
 void pfs_parallel_for(size_t n, size_t per_thread, unsigned max_threads,
 		      void (*fn)(void *ctx, size_t i), void *ctx);
+
+/* A task for a parked helper (the same threads as the loops'): work that
+ * runs beside its owner, such as rendering the next chunk of a stream,
+ * without a thread started for each. Loops go first; tasks wait in order.
+ * The owner keeps the struct until pfs_task_wait or pfs_task_cancel says
+ * it is no longer queued or running. */
+typedef struct pfs_task {
+	void (*fn)(void *arg);
+	void *arg;
+	int state; /* under the pool's lock */
+	struct pfs_task *next;
+} pfs_task;
+
+/* Queues fn(arg); false when no helper exists or can be started (nothing
+ * queued: the owner does the work itself). */
+bool pfs_task_start(pfs_task *t, void (*fn)(void *arg), void *arg);
+/* A task no helper has taken yet is withdrawn (fn never runs: false);
+ * else waits until fn returned (true). */
+bool pfs_task_wait(pfs_task *t);
+/* Withdraws the task if no helper has taken it yet (true); false when it
+ * runs or ran (then pfs_task_wait is still owed). Never waits. */
+bool pfs_task_cancel(pfs_task *t);
 
 #endif

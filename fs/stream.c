@@ -14,9 +14,12 @@
  * in. A segment the pass could not measure fails at its start (EIO): its
  * placeholder bytes (PFS_FAILED_BYTES) are never served as content.
  *
- * A reader that streams gets the next segments rendered ahead on threads
- * of their own (at most PREFETCH, each one row group of rows or one chunk
- * of values): a sequential cat uses more than one core.
+ * A reader that streams gets the next segments rendered ahead by parked
+ * helper threads (parallel.h; at most PREFETCH per stream, each one row
+ * group of rows or one chunk of values): a sequential cat uses more than
+ * one core, and no thread is started per segment. A segment no helper
+ * took yet when the reader reaches it is withdrawn and rendered by the
+ * reader.
  *
  * Memory: the window, the row reader and prefetched row groups are charged
  * to the mount's budget (memory.c). When the budget needs room, handles
@@ -30,6 +33,7 @@
 #include <string.h>
 
 #include "kinds.h"
+#include "parallel.h"
 
 #define KEEP_BEHIND ((uint64_t)256 << 10) /* window kept before the read offset, */
 #define KEEP_SHARE 64                    /* ... at most this share of cache_size */
@@ -40,16 +44,16 @@
  * the reader (at most PREFETCH of these per stream) */
 #define PREFETCH_VALUES_MAX ((size_t)32 << 20)
 
-/* The next row group (rows) or chunk (values), rendered ahead on a thread
- * of its own while the reader consumes the current one (sequential reads of
+/* The next row group (rows) or chunk (values), rendered ahead on a helper
+ * thread while the reader consumes the current one (sequential reads of
  * data.csv or values.txt use two cores instead of one). */
 typedef struct prefetch {
-	pthread_t th;
+	pfs_task task;          /* on a parked helper (parallel.h) */
 	bool active;            /* started and not yet joined */
 	uint32_t rg;
 	pq_row_format fmt;
 	const pq_file *f;
-	/* values: the stream's (the stream outlives its threads) */
+	/* values: the stream's (the stream outlives its tasks) */
 	pfs_fs *fs;
 	pfs_pf *pf;
 	uint32_t col;
@@ -59,7 +63,7 @@ typedef struct prefetch {
 	pq_status st;
 	pq_error err;
 	atomic_bool cancel;     /* the reader went elsewhere or closed */
-	atomic_bool finished;   /* the thread is done with buf (joining is at once) */
+	atomic_bool finished;   /* the task is done with buf (waiting for it is at once) */
 	pq_budget *budget;      /* buf's (rendering ahead stops where it says no) */
 } prefetch;
 
@@ -351,14 +355,14 @@ static void take_front(prefetch *p)
 		p->front = 0; /* (and buf.oom: the reader renders it itself) */
 }
 
-static void *prefetch_run(void *arg)
+static void prefetch_run(void *arg)
 {
 	prefetch *p = arg;
 	pq_row_reader *rr;
 	p->st = pq_row_reader_open(p->f, p->rg, p->fmt, &rr, &p->err);
 	if (p->st != PQ_OK) {
 		atomic_store(&p->finished, true);
-		return NULL;
+		return;
 	}
 	bool done = false;
 	take_front(p);
@@ -368,13 +372,12 @@ static void *prefetch_run(void *arg)
 	if (!done && p->st == PQ_OK)
 		p->st = PQ_EIO; /* cancelled: not a whole row group */
 	atomic_store(&p->finished, true);
-	return NULL;
 }
 
 /* The texts of every page of chunk (rg, col), as step_values renders them
  * one by one: the pages' cached texts, else rendered (decoded pages go to
  * the cache as they would). */
-static void *prefetch_values_run(void *arg)
+static void prefetch_values_run(void *arg)
 {
 	prefetch *p = arg;
 	pfs_cobj *lo;
@@ -382,7 +385,7 @@ static void *prefetch_values_run(void *arg)
 	p->st = rc ? PQ_EIO : PQ_OK;
 	if (rc) {
 		atomic_store(&p->finished, true);
-		return NULL;
+		return;
 	}
 	take_front(p);
 	uint32_t np = ((const pq_chunk_layout *)pfs_cobj_obj(lo))->num_pages;
@@ -394,7 +397,6 @@ static void *prefetch_values_run(void *arg)
 	}
 	pfs_cache_release(p->fs->cache, lo);
 	atomic_store(&p->finished, true);
-	return NULL;
 }
 
 /* Starts rendering row groups (chunks) rg .. rg + PREFETCH - 1 that are not
@@ -438,8 +440,8 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 		/* room for the window's bytes the reader still needs, so the
 		 * rendered rows or chunk become the window without being copied */
 		free_slot->front = (size_t)keep_behind(s) + ((size_t)1 << 20);
-		if (pthread_create(&free_slot->th, NULL, s->rows ? prefetch_run : prefetch_values_run,
-				   free_slot) == 0)
+		if (pfs_task_start(&free_slot->task, s->rows ? prefetch_run : prefetch_values_run,
+				   free_slot))
 			free_slot->active = true;
 	}
 	/* a remote file's next row group is fetched while these render (its
@@ -459,9 +461,10 @@ static prefetch *prefetch_join(pfs_stream *s, uint32_t rg)
 			continue;
 		if (rg == UINT32_MAX)
 			atomic_store(&p->cancel, true);
-		pthread_join(p->th, NULL);
+		/* one no helper took yet is the reader's to render */
+		bool ran = pfs_task_wait(&p->task);
 		p->active = false;
-		if (p->rg == rg && p->st == PQ_OK && !p->buf.oom)
+		if (ran && p->rg == rg && p->st == PQ_OK && !p->buf.oom)
 			got = p;
 		else
 			prefetch_buf_free(p);
@@ -491,8 +494,8 @@ static void reset(pfs_stream *s)
 			continue;
 		}
 		atomic_store(&p->cancel, true);
-		if (atomic_load(&p->finished)) {
-			pthread_join(p->th, NULL);
+		if (pfs_task_cancel(&p->task) || atomic_load(&p->finished)) {
+			pfs_task_wait(&p->task); /* (at once) */
 			p->active = false;
 			prefetch_buf_free(p);
 		}

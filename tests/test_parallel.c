@@ -1,11 +1,13 @@
 /* pfs_parallel_for (fs/parallel.c): every index exactly once, on the
  * parked helpers, also when several loops run at once and when loops
- * come faster than helpers park. */
+ * come faster than helpers park. Tasks (pfs_task): run once on a helper,
+ * waited for; one no helper took is withdrawn and never runs. */
 #include "config.h"
 
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,6 +130,82 @@ START_TEST(test_after_fork)
 }
 END_TEST
 
+typedef struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool open;
+	atomic_int started, ran;
+	pthread_t on;
+} gate;
+
+/* Holds its helper until the gate opens. */
+static void blocked(void *arg)
+{
+	gate *g = arg;
+	atomic_fetch_add(&g->started, 1);
+	pthread_mutex_lock(&g->lock);
+	while (!g->open)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+	atomic_fetch_add(&g->ran, 1);
+}
+
+static void counted(void *arg)
+{
+	gate *g = arg;
+	g->on = pthread_self();
+	atomic_fetch_add(&g->ran, 1);
+}
+
+START_TEST(test_tasks)
+{
+	/* a task runs once, on a helper, and waiting says it ran */
+	gate one = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+	pfs_task t;
+	ck_assert(pfs_task_start(&t, counted, &one));
+	for (int i = 0; i < 2000 && atomic_load(&one.ran) == 0; i++)
+		usleep(1000); /* taken by a helper (else wait would withdraw it) */
+	ck_assert(pfs_task_wait(&t));
+	ck_assert_int_eq(atomic_load(&one.ran), 1);
+	ck_assert(!pthread_equal(one.on, pthread_self()));
+	ck_assert(!pfs_task_cancel(&t)); /* done: nothing to withdraw */
+
+	/* every helper held (at most 15): a task queued behind them is
+	 * withdrawn by cancel and by wait, and never runs */
+	enum { HOLD = 15 };
+	gate g = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+	pfs_task hold[HOLD];
+	int held = 0;
+	for (int i = 0; i < HOLD; i++)
+		held += pfs_task_start(&hold[i], blocked, &g) ? 1 : 0;
+	ck_assert_int_eq(held, HOLD);
+	for (int i = 0; i < 2000 && atomic_load(&g.started) < HOLD; i++)
+		usleep(1000);
+	ck_assert_int_eq(atomic_load(&g.started), HOLD);
+	gate late = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+	pfs_task a, b;
+	ck_assert(pfs_task_start(&a, counted, &late));
+	ck_assert(pfs_task_start(&b, counted, &late));
+	ck_assert(pfs_task_cancel(&a));
+	ck_assert(!pfs_task_wait(&b));
+	/* a loop still runs (on its caller) while the helpers are held */
+	counts *c = calloc(1, sizeof *c);
+	ck_assert_ptr_nonnull(c);
+	pfs_parallel_for(100, 1, 8, count_one, c);
+	check_once(c, 100);
+	free(c);
+	pthread_mutex_lock(&g.lock);
+	g.open = true;
+	pthread_cond_broadcast(&g.cond);
+	pthread_mutex_unlock(&g.lock);
+	for (int i = 0; i < HOLD; i++)
+		ck_assert(pfs_task_wait(&hold[i]));
+	ck_assert_int_eq(atomic_load(&g.ran), HOLD);
+	usleep(20000);
+	ck_assert_int_eq(atomic_load(&late.ran), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("parallel");
@@ -136,6 +214,7 @@ int main(void)
 	tcase_add_test(tc, test_each_index_once);
 	tcase_add_test(tc, test_concurrent_loops);
 	tcase_add_test(tc, test_after_fork);
+	tcase_add_test(tc, test_tasks);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
