@@ -359,6 +359,9 @@ static CURLcode attempt(pfs_http *h, CURL *c, const pfs_http_req *r, pfs_http_re
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, h->timeout_s);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	/* bodies are megabytes: 512 KiB per receive instead of 16 KiB is 32
+	 * times fewer calls here, and fewer, larger writes for the server */
+	curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 512L * 1024);
 	curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, NULL); /* ranges of the bytes as stored */
 	if (h->ca_file)
