@@ -39,7 +39,8 @@
 #define KEEP_SHARE 64                    /* ... at most this share of cache_size */
 #define ROW_CHUNK ((size_t)256 << 10)   /* bytes rendered per row reader call */
 #define PREFETCH 2                       /* row groups rendered ahead */
-#define PREFETCH_AFTER ((uint64_t)4 << 20) /* ... once this much was read in a row */
+#define PREFETCH_AFTER ((uint64_t)4 << 20) /* ... once this much was read in a row, */
+#define EAGER_READ ((size_t)128 << 10)     /* ... or at once after a first read this large */
 /* a chunk's values rendered ahead are held whole: larger ones are left to
  * the reader (at most PREFETCH of these per stream) */
 #define PREFETCH_VALUES_MAX ((size_t)32 << 20)
@@ -94,6 +95,7 @@ struct pfs_stream {
 	uint32_t lo_rg;
 	bool eof;
 	uint64_t seq_start;     /* where the cursor last jumped to */
+	bool eager;             /* the first read was from the start and large: a streamer */
 	/* rendered bytes [win_off, pos): win.p[win_skip, win.len) */
 	pq_buf win;
 	uint64_t win_off;       /* (win is charged to the budget: pq_buf.budget) */
@@ -403,8 +405,13 @@ static void prefetch_values_run(void *arg)
  * yet. */
 static void prefetch_start(pfs_stream *s, uint32_t rg)
 {
-	/* only for readers that stream (not `head`), and never past the end */
-	if (s->pos - s->seq_start < PREFETCH_AFTER)
+	/* only for readers that stream (not `head`), and never past the end:
+	 * a first read of EAGER_READ from the start is cat's, cp's, a
+	 * reader's of the whole file (the kernel asks `head` for less), so
+	 * the cores render ahead from the first segment on instead of after
+	 * PREFETCH_AFTER bytes (on the lineitem table, one to five segments
+	 * the reader rendered alone) */
+	if (!s->eager && s->pos - s->seq_start < PREFETCH_AFTER)
 		return;
 	for (uint32_t r = rg; r < rg + PREFETCH && r < s->rg_hi; r++) {
 		prefetch *free_slot = NULL;
@@ -506,6 +513,7 @@ static void reset(pfs_stream *s)
 	}
 	win_free(s);
 	s->pos = s->win_off = s->seq_start = s->seg_start = 0;
+	s->eager = false;
 	s->in_hdr = s->header;
 	s->cur_rg = s->rg_lo;
 	s->cur_page = 0;
@@ -616,6 +624,7 @@ static int seek(pfs_stream *s, uint64_t off)
 	s->win.len = 0;
 	s->win_skip = 0;
 	s->win_off = s->pos = s->seq_start = start;
+	s->eager = false; /* a reader that jumps renders ahead once it streams again */
 	s->in_hdr = in_hdr;
 	s->cur_rg = rg;
 	s->cur_page = page;
@@ -807,6 +816,8 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **bu
 	int rc = 0;
 	pthread_mutex_lock(&s->lock);
 	touch(s);
+	if (off == 0 && s->pos == 0 && size >= EAGER_READ)
+		s->eager = true;
 	if (off < s->win_off || off > s->pos) {
 		if (off < s->win_off && s->pos)
 			atomic_fetch_add(&s->fs->restarts, 1);

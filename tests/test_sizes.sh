@@ -323,6 +323,30 @@ umount_fs "$MNT"
 ahead=$(grep "mount totals:" "$WORK/daemon.log" | tail -1 | sed -n 's/.*, \([0-9]*\) segments rendered ahead,.*/\1/p')
 [ "${ahead:-0}" -ge 2 ] && ok "values.txt: $ahead chunks were rendered ahead" ||
 	fail "values.txt: ${ahead:-no} chunks rendered ahead (12 MB in 6 chunks, read sequentially)"
+# a reader whose first read is large and from the start (cat, cp) gets the
+# next chunks rendered ahead at once, before 4 MB were read in a row: here
+# 4 MiB in 1 MiB reads (O_DIRECT: the sizes reach the daemon as they are)
+# reach into the second chunk (at 3.2 MB) before 4 MiB were read, and take
+# it from those rendered ahead (a pause after the first
+# read lets the helpers take it: one not taken yet when the reader gets
+# there is the reader's to render)
+mount_fs "$MNT" -o ro,index_dir=none "$WORK/long" || finish
+python3 - "$V/s/values.txt" "$WORK/long_s.txt" <<'PY' || fail "values.txt: the first 4 MiB read with O_DIRECT"
+import mmap, os, sys, time
+got, want = sys.argv[1], open(sys.argv[2], "rb").read()
+fd = os.open(got, os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 1 << 20)
+for off in (0, 1 << 20, 2 << 20, 3 << 20):
+    n = os.preadv(fd, [buf], off)
+    time.sleep(0.3)
+    if n != 1 << 20 or buf[:n] != want[off:off + n]:
+        sys.exit(f"O_DIRECT read at {off}: {n} bytes, not the column's")
+os.close(fd)
+PY
+umount_fs "$MNT"
+ahead=$(grep "mount totals:" "$WORK/daemon.log" | tail -1 | sed -n 's/.*, \([0-9]*\) segments rendered ahead,.*/\1/p')
+[ "${ahead:-0}" -ge 1 ] && ok "values.txt: a large first read from the start gets chunks rendered ahead at once ($ahead within 4 MiB)" ||
+	fail "values.txt: ${ahead:-no} chunks rendered ahead within the first 4 MiB of a large first read"
 
 # ---- every file of parquet-testing/data ------------------------------------------------
 if [ -d "$DATA" ]; then
