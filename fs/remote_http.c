@@ -14,8 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-
+#include "curl_api.h"
 #include "remote_http.h"
 
 struct pfs_http {
@@ -32,13 +31,9 @@ struct pfs_http {
 	atomic_uint_fast64_t requests, bytes;
 };
 
-static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-static CURLcode global_rc = CURLE_FAILED_INIT;
-
-static void global_init(void)
-{
-	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
+/* libcurl, loaded by the first pfs_http_new (curl_api.h): every other
+ * function here runs on a pfs_http made after that. */
+#define C pfs_curl_api_loaded()
 
 static void share_lock(CURL *c, curl_lock_data d, curl_lock_access a, void *u)
 {
@@ -80,9 +75,8 @@ static char *joined(const char *a, const char *b, const char *c, bool *oom)
 pq_status pfs_http_new(const pfs_http_conf *c, pfs_http **out, pq_error *err)
 {
 	*out = NULL;
-	pthread_once(&global_once, global_init);
-	if (global_rc != CURLE_OK)
-		return pq_fail(err, PQ_EIO, "libcurl: %s", curl_easy_strerror(global_rc));
+	if (!pfs_curl_api_get(err))
+		return err->status;
 	pfs_http *h = calloc(1, sizeof *h);
 	if (!h)
 		return pq_fail(err, PQ_ENOMEM, "no memory");
@@ -103,17 +97,17 @@ pq_status pfs_http_new(const pfs_http_conf *c, pfs_http **out, pq_error *err)
 	h->timeout_s = c->timeout_s > 0 ? c->timeout_s : 30;
 	h->retries = c->retries < 0 ? 0 : c->retries > 20 ? 20 : c->retries;
 	h->backoff_ms = c->backoff_ms ? c->backoff_ms : 100;
-	h->share = curl_share_init();
+	h->share = C->share_init();
 	if (oom || !h->share) {
 		pfs_http_free(h);
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
-	curl_share_setopt(h->share, CURLSHOPT_LOCKFUNC, share_lock);
-	curl_share_setopt(h->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
-	curl_share_setopt(h->share, CURLSHOPT_USERDATA, h);
-	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-	curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+	C->share_setopt(h->share, CURLSHOPT_LOCKFUNC, share_lock);
+	C->share_setopt(h->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+	C->share_setopt(h->share, CURLSHOPT_USERDATA, h);
+	C->share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	C->share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	C->share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
 	*out = h;
 	return PQ_OK;
 }
@@ -123,9 +117,9 @@ void pfs_http_free(pfs_http *h)
 	if (!h)
 		return;
 	for (int i = 0; i < h->nidle; i++)
-		curl_easy_cleanup(h->idle[i]);
+		C->easy_cleanup(h->idle[i]);
 	if (h->share)
-		curl_share_cleanup(h->share);
+		C->share_cleanup(h->share);
 	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_destroy(&h->locks[i]);
 	pthread_mutex_destroy(&h->pool_lock);
@@ -157,7 +151,7 @@ static CURL *handle_get(pfs_http *h)
 	if (h->nidle > 0) {
 		c = h->idle[--h->nidle];
 	} else {
-		c = curl_easy_init();
+		c = C->easy_init();
 		if (c)
 			h->nlive++;
 	}
@@ -213,7 +207,7 @@ static size_t on_body(char *p, size_t sz, size_t nm, void *u)
 	xfer *x = u;
 	size_t n = sz * nm;
 	long code = 0;
-	curl_easy_getinfo(x->c, CURLINFO_RESPONSE_CODE, &code);
+	C->easy_getinfo(x->c, CURLINFO_RESPONSE_CODE, &code);
 	pfs_http_resp *rs = x->resp;
 	if (code >= 300) { /* an error document: keep its start for the message */
 		size_t have = strlen(rs->err_body), room = sizeof rs->err_body - 1 - have;
@@ -347,38 +341,38 @@ static CURLcode attempt(pfs_http *h, CURL *c, const pfs_http_req *r, pfs_http_re
 	rs->content_length = rs->range_total = UINT64_MAX;
 	rs->accept_ranges = false;
 
-	curl_easy_reset(c);
+	C->easy_reset(c);
 	errbuf[0] = '\0';
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_SHARE, h->share);
-	curl_easy_setopt(c, CURLOPT_URL, r->url);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, h->timeout_s);
+	C->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	C->easy_setopt(c, CURLOPT_SHARE, h->share);
+	C->easy_setopt(c, CURLOPT_URL, r->url);
+	C->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	C->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	C->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, h->timeout_s);
 	/* a stall (no byte for timeout_s) is a timeout, a slow body is not */
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, h->timeout_s);
-	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	C->easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	C->easy_setopt(c, CURLOPT_LOW_SPEED_TIME, h->timeout_s);
+	C->easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	/* bodies are megabytes: 512 KiB per receive instead of 16 KiB is 32
 	 * times fewer calls here, and fewer, larger writes for the server */
-	curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 512L * 1024);
-	curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, NULL); /* ranges of the bytes as stored */
+	C->easy_setopt(c, CURLOPT_BUFFERSIZE, 512L * 1024);
+	C->easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	C->easy_setopt(c, CURLOPT_ACCEPT_ENCODING, NULL); /* ranges of the bytes as stored */
 	if (h->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, h->ca_file);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
+		C->easy_setopt(c, CURLOPT_CAINFO, h->ca_file);
+	C->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	C->easy_setopt(c, CURLOPT_WRITEDATA, &x);
+	C->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	C->easy_setopt(c, CURLOPT_HEADERDATA, &x);
 	if (r->range)
-		curl_easy_setopt(c, CURLOPT_RANGE, r->range + (strncmp(r->range, "bytes=", 6) ? 0 : 6));
+		C->easy_setopt(c, CURLOPT_RANGE, r->range + (strncmp(r->range, "bytes=", 6) ? 0 : 6));
 
 	struct curl_slist *hdrs = NULL, *t;
 	char line[PFS_ETAG_MAX + 64];
 	bool oom = false;
 #define ADD(s)                                     \
 	do {                                       \
-		t = curl_slist_append(hdrs, (s)); \
+		t = C->slist_append(hdrs, (s)); \
 		if (t)                             \
 			hdrs = t;                  \
 		else                               \
@@ -398,44 +392,44 @@ static CURLcode attempt(pfs_http *h, CURL *c, const pfs_http_req *r, pfs_http_re
 		ADD("x-amz-content-sha256: UNSIGNED-PAYLOAD");
 		if (h->token_hdr)
 			ADD(h->token_hdr);
-		curl_easy_setopt(c, CURLOPT_AWS_SIGV4, h->sigv4);
-		curl_easy_setopt(c, CURLOPT_USERPWD, h->userpwd);
+		C->easy_setopt(c, CURLOPT_AWS_SIGV4, h->sigv4);
+		C->easy_setopt(c, CURLOPT_USERPWD, h->userpwd);
 	}
 	ADD("Expect:"); /* no 100-continue round trip before uploads */
 #undef ADD
 	if (oom) {
-		curl_slist_free_all(hdrs);
+		C->slist_free_all(hdrs);
 		return CURLE_OUT_OF_MEMORY;
 	}
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	C->easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 
 	const char *m = r->method;
 	if (!strcmp(m, "HEAD")) {
-		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+		C->easy_setopt(c, CURLOPT_NOBODY, 1L);
 	} else if (!strcmp(m, "PUT") || !strcmp(m, "POST")) {
 		if (!strcmp(m, "PUT")) {
-			curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-			curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->len);
-			curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);
-			curl_easy_setopt(c, CURLOPT_READDATA, &x);
+			C->easy_setopt(c, CURLOPT_UPLOAD, 1L);
+			C->easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->len);
+			C->easy_setopt(c, CURLOPT_READFUNCTION, on_read);
+			C->easy_setopt(c, CURLOPT_READDATA, &x);
 		} else {
-			curl_easy_setopt(c, CURLOPT_POST, 1L);
-			curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+			C->easy_setopt(c, CURLOPT_POST, 1L);
+			C->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
 			if (r->mem && r->len)
-				curl_easy_setopt(c, CURLOPT_POSTFIELDS, r->mem);
+				C->easy_setopt(c, CURLOPT_POSTFIELDS, r->mem);
 			else {
-				curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
-				curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
+				C->easy_setopt(c, CURLOPT_POSTFIELDS, "");
+				C->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
 			}
 		}
 	} else if (strcmp(m, "GET")) {
-		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, m);
+		C->easy_setopt(c, CURLOPT_CUSTOMREQUEST, m);
 	}
-	CURLcode rc = curl_easy_perform(c);
-	curl_slist_free_all(hdrs);
+	CURLcode rc = C->easy_perform(c);
+	C->slist_free_all(hdrs);
 	atomic_fetch_add(&h->requests, 1);
 	atomic_fetch_add(&h->bytes, rs->body_len);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rs->status);
+	C->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rs->status);
 	if (rc == CURLE_WRITE_ERROR && x.overflow)
 		return CURLE_WRITE_ERROR; /* not the server's fault: no retry */
 	/* a body shorter than its Content-Length is a truncated transfer */
@@ -492,6 +486,6 @@ pq_status pfs_http_do(pfs_http *h, const pfs_http_req *r, pfs_http_resp *rs, pq_
 		return pq_fail(err, PQ_EIO, "the response is larger than asked for");
 	if (rc == CURLE_OUT_OF_MEMORY)
 		return pq_fail(err, PQ_ENOMEM, "no memory for an HTTP request");
-	return pq_fail(err, PQ_EIO, "%s%s%s (after %d attempts)", curl_easy_strerror(rc),
+	return pq_fail(err, PQ_EIO, "%s%s%s (after %d attempts)", C->easy_strerror(rc),
 		       errbuf[0] ? ": " : "", errbuf, rs->attempts);
 }

@@ -5,7 +5,8 @@
 #   one file show what a local mount of the file shows, byte for byte
 #   (file.parquet, data.csv, metadata.txt, random reads); refused at mount
 #   with one line: a server that ignores Range (max_ranges 0), a 404, an
-#   untrusted certificate (no ca_file). With ../shared, one conformance
+#   untrusted certificate (no ca_file), no libcurl to load (a local mount
+#   never loads it: checked in /proc/PID/maps). With ../shared, one conformance
 #   file through https:// gives 0 failures (check-mount.sh --strict).
 #
 # Exit 0 pass, 77 skip (no FUSE, no nginx/openssl, a parquetfs without
@@ -42,8 +43,15 @@ compare() { # WHAT MNT: the mount shows t.parquet as the local mount does
 	ok "$what: metadata.txt, data.csv, values.txt, random reads"
 }
 
+# libcurl is loaded when a remote source opens, never for a local mount
+# (its ~25 libraries cost a cold daemon start 20-80 ms: fs/curl_api.h)
+maps_curl() { grep -c 'libcurl' "/proc/${PIDS[-1]}/maps"; }
+[ "$(maps_curl)" = 0 ] && ok "a local mount has not loaded libcurl" ||
+	fail "a local mount loaded libcurl ($(maps_curl) mappings)"
 M=$WORK/mnt
-mount_fs "$M" -o index_dir=none "$NGX_HTTP/t.parquet" && { compare "http://" "$M"; umount_fs "$M"; }
+mount_fs "$M" -o index_dir=none "$NGX_HTTP/t.parquet" && {
+	[ "$(maps_curl)" -gt 0 ] && ok "an http:// mount loaded libcurl" || fail "an http:// mount shows no libcurl"
+	compare "http://" "$M"; umount_fs "$M"; }
 mount_fs "$M" -o index_dir=none -o ca_file="$NGX_CA" "$NGX_HTTPS/t.parquet" && { compare "https://" "$M"; umount_fs "$M"; }
 read -r n206 < <(grep -c '" 206 ' "$WORK/nginx/logs/access.log")
 read -r n200 < <(grep -c '"GET [^"]*" 200 ' "$WORK/nginx/logs/access.log")
@@ -53,6 +61,8 @@ echo "requests: nginx served $n206 range GETs and $n200 whole-file GETs"
 mount_must_fail "server ignoring Range" "$M" "$NGX_NORANGE/t.parquet" && says "server ignoring Range" range
 mount_must_fail "404" "$M" "$NGX_HTTP/nothere.parquet" && says "404" 404
 mount_must_fail "untrusted certificate" "$M" -o retries=0 "$NGX_HTTPS/t.parquet" && says "untrusted certificate" certificate
+PARQUETFS_TEST_CURL=libcurl-not-here.so.4 mount_must_fail "no libcurl" "$M" "$NGX_HTTP/t.parquet" &&
+	says "no libcurl" libcurl libcurl4 libcurl-not-here
 
 CHECK=$top_srcdir/../shared/tools/check-mount.sh
 if [ -x "$CHECK" ] && [ -f "$WWW/$CONF" ] && [ -d "$TD/expected/data/$CONF" ]; then
