@@ -80,7 +80,7 @@ static void unlink_loop(loop *l)
 		}
 }
 
-/* Takes the oldest task off the queue (under the lock). */
+/* Takes task t off the queue, wherever it stands (under the lock). */
 static void unlink_task(pfs_task *t)
 {
 	for (pfs_task **p = &pool.tasks; *p; p = &(*p)->next)
