@@ -31,6 +31,7 @@ typedef struct pfs_options {
 	char *cache_size_s;
 	char *staging;
 	char *index_dir_s;
+	char *poll_us_s;  /* the request loop's polling (fs/loop.h) */
 	char *codec_s, *compression_level_s, *row_group_rows_s, *page_size_s,
 	    *data_page_version_s, *dictionary_s, *bloom_filter, *page_index_s,
 	    *crc_s, *bloom_fpp_s, *encrypt, *encrypt_columns,
@@ -56,6 +57,7 @@ typedef struct pfs_options {
 	uint64_t cache_dir_size;
 	bool source_is_file;  /* SOURCE is one Parquet file */
 	uint64_t cache_size;
+	unsigned poll_us;     /* after a request, /dev/fuse is polled this long */
 	/* The size index's directory (absolute), NULL for none (index_dir=none,
 	 * or no cache directory to default to). */
 	char *index_dir;

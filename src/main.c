@@ -17,6 +17,7 @@
 
 #include <fuse_lowlevel.h>
 
+#include "loop.h"
 #include "options.h"
 #include "pfs.h"
 
@@ -157,7 +158,8 @@ int main(int argc, char *argv[])
 	syslog(LOG_INFO, "mounted %s on %s", opts.source_abs, cmd.mountpoint);
 	if (cmd.singlethread) {
 		ret = fuse_session_loop(se);
-	} else {
+	} else if (cmd.clone_fd) {
+		/* a /dev/fuse per thread, as asked: libfuse's loop */
 		loop = fuse_loop_cfg_create();
 		if (!loop) {
 			syslog(LOG_ERR, "out of memory");
@@ -169,6 +171,9 @@ int main(int argc, char *argv[])
 		if (cmd.max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
 			fuse_loop_cfg_set_idle_threads(loop, cmd.max_idle_threads);
 		ret = fuse_session_loop_mt(se, loop);
+	} else {
+		/* one reader that stays awake between a client's requests (fs/loop.h) */
+		ret = pfs_loop_run(se, cmd.max_threads, opts.poll_us);
 	}
 	ret = ret != 0;
 	syslog(LOG_INFO, "unmounting %s", cmd.mountpoint);

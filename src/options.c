@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "loop.h"
 #include "options.h"
 #include "pq_io.h"
 #include "pq_metadata.h"
@@ -29,6 +30,7 @@ static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("cache_size=%s", cache_size_s),
 	PFS_OPT("staging=%s", staging),
 	PFS_OPT("index_dir=%s", index_dir_s),
+	PFS_OPT("poll_us=%s", poll_us_s),
 	PFS_OPT("codec=%s", codec_s),
 	PFS_OPT("compression_level=%s", compression_level_s),
 	PFS_OPT("row_group_rows=%s", row_group_rows_s),
@@ -122,6 +124,8 @@ void pfs_options_help(const char *prog)
 	       "    -o index_dir=DIR       where the sizes of data.csv, values.txt ... are kept\n"
 	       "                           between mounts (default $XDG_CACHE_HOME/parquetfs,\n"
 	       "                           else ~/.cache/parquetfs; none: memory only)\n"
+	       "    -o poll_us=N           after a request, wait this many microseconds for\n"
+	       "                           the next one awake (default 300; 0: sleep at once)\n"
 	       "\n"
 	       "remote sources (SOURCE s3://BUCKET[/PREFIX] or https://HOST/FILE.parquet):\n"
 	       "    -o endpoint=URL        S3 endpoint (default AWS_ENDPOINT_URL_S3,\n"
@@ -486,6 +490,13 @@ bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen)
 		snprintf(msg, msglen, "cache_size=%s: expected a size such as 256M or 1G",
 			 o->cache_size_s);
 		return false;
+	}
+	o->poll_us = PFS_LOOP_POLL_US;
+	if (o->poll_us_s) {
+		long v;
+		if (!parse_count("poll_us", o->poll_us_s, 1000000, &v, msg, msglen))
+			return false;
+		o->poll_us = (unsigned)v;
 	}
 	if (o->staging) {
 		const char *s = o->staging;

@@ -32,7 +32,7 @@ cp "$L/t.parquet" "$L/r.parquet"
 for f in t u v r; do s3_seed bkt f/$f.parquet "$L/$f.parquet"; done
 # a copy of t.parquet for each transient fault: readahead of one view must
 # not have fetched the bytes the next fault is meant for
-for f in t1 t2 t3 t4 t5; do s3_seed bkt f/$f.parquet "$L/t.parquet"; done
+for f in t1 t2 t3 t4 t5 t6; do s3_seed bkt f/$f.parquet "$L/t.parquet"; done
 LM=$WORK/lmnt NM=$WORK/nmnt M=$WORK/mnt
 mount_fs "$LM" -o index_dir=none "$L" || finish
 mount_fs "$NM" -o index_dir=none "$WORK/new" || finish
@@ -94,6 +94,28 @@ transient "stall past timeout=2 once" "kind=stall&seconds=4&count=1" t5.parquet 
 read -r n _ < <(s3_ctl GET "count?kind=GET&ifmatch=0")
 read -r y _ < <(s3_ctl GET "count?kind=GET&ifmatch=1")
 [ "$n" = 0 ] && ok "every range read carried If-Match ($y)" || fail "$n range reads without If-Match ($y with)"
+
+section "a stalled request holds up no other"
+# The daemon's request loop (fs/loop.c) has one reader at a time, which
+# handles what it takes itself: a request that waits (here the footer GET
+# of t6.parquet, stalled past timeout=2) must be handed to another thread
+# by the watchdog within milliseconds, so other requests are answered
+# meanwhile, long before the stalled GET is retried.
+s3_clear; s3_reset
+s3_fault "kind=stall&seconds=4&count=1&key=t6.parquet&method=GET"
+cat "$M/t6.parquet/row_groups/4/columns/i64/values.txt" >/dev/null 2>&1 &
+stalled=$!
+sleep 0.5
+t0=$(date +%s%N)
+same "$M/v.parquet/metadata.txt" "$LM/v.parquet/metadata.txt" || fail "v.parquet/metadata.txt during a stall"
+ls "$M/u.parquet" >/dev/null || fail "ls u.parquet during a stall"
+t1=$(date +%s%N)
+wait $stalled || fail "t6.parquet values.txt after a stall (retried)"
+[ "$(hit "note=fault-stall&key=t6.parquet")" -gt 0 ] || fail "the stall on t6.parquet was never hit"
+ms=$(((t1 - t0) / 1000000))
+[ "$ms" -lt 1200 ] && ok "other requests answered in $ms ms during a 2 s stall" ||
+	fail "other requests took $ms ms during a stalled GET: the stalled request held up the daemon"
+s3_clear
 
 section lasting
 # u.parquet's footer is read while the server is well; then each fault hits
