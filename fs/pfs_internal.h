@@ -234,9 +234,9 @@ int pfs_pf_still_valid(pfs_pf *pf);
 /* Replies with n bytes of the file at off (chunk.bin, raw.bin): spliced
  * from the source's descriptor when it has one, else read into memory. */
 int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n);
-/* chunk.bin [off, off + len) of (rg, col) opened: on a far source its
- * bytes are fetched at once, and the rest of its row group when a second
- * chunk of it is opened next (source.c). */
+/* chunk.bin [off, off + len) of (rg, col) opened: its bytes are fetched at
+ * once (a far source) or read ahead by the kernel (a local file), and the
+ * rest of its row group when a second chunk of it is opened next (source.c). */
 void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, uint64_t len);
 /* The backend's statfs (-errno when it has none). */
 struct statvfs;

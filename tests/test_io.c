@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,6 +145,65 @@ START_TEST(test_fd_source)
 	ck_assert_int_eq(fcntl(fd, F_GETFD), -1);
 	/* a descriptor that is not open */
 	ck_assert_int_eq(pq_source_fd_new(fd, false, &s, &err), PQ_EIO);
+}
+END_TEST
+
+/* Resident pages of [off, off + len) of fd (mincore over a mapping). */
+static size_t resident_pages(int fd, size_t off, size_t len)
+{
+	void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	ck_assert(m != MAP_FAILED);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg, in = 0;
+	unsigned char *v = malloc(n);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(mincore(m, len, v), 0);
+	for (size_t i = 0; i < n; i++)
+		in += v[i] & 1;
+	free(v);
+	munmap(m, len);
+	return in;
+}
+
+/* pq_source_advise on a descriptor: the kernel reads the range ahead
+ * (chunk.bin of a cold file: fs/source.c advises the chunk, then row
+ * groups ahead). */
+START_TEST(test_fd_advise)
+{
+	char path[256];
+	int fd = tmpfile_fd(path);
+	unlink(path);
+	const size_t mib = 1 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+	char *buf = malloc(4 * mib);
+	ck_assert_ptr_nonnull(buf);
+	memset(buf, 'x', 4 * mib);
+	ck_assert_int_eq(pwrite(fd, buf, 4 * mib, 0), (ssize_t)(4 * mib));
+	free(buf);
+	ck_assert_int_eq(fdatasync(fd), 0);
+	pq_source *s;
+	pq_error err;
+	ck_assert_int_eq(pq_source_fd_new(fd, false, &s, &err), PQ_OK);
+	ck_assert(pq_source_advises(s));
+	ck_assert(!pq_source_far(s));
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (resident_pages(fd, mib, 2 * mib) != 0) {
+		/* a file system that keeps every page (tmpfs): nothing to see */
+		printf("test_fd_advise: TMPDIR keeps its pages in memory; advice not observable\n");
+		pq_source_unref(s);
+		close(fd);
+		return;
+	}
+	pq_source_advise(s, mib, 2 * mib);
+	size_t in = 0;
+	for (int i = 0; i < 200 && in < 2 * mib / pg; i++) {
+		usleep(10000);
+		in = resident_pages(fd, mib, 2 * mib);
+	}
+	ck_assert_uint_eq(in, 2 * mib / pg);
+	/* only what was advised (the kernel's own readahead is not involved:
+	 * nothing was read) */
+	ck_assert_uint_lt(resident_pages(fd, 3 * mib + 256 * 1024, 512 * 1024), 512 * 1024 / pg);
+	pq_source_unref(s);
+	close(fd);
 }
 END_TEST
 
@@ -634,6 +694,7 @@ int main(void)
 	tcase_add_test(tc, test_magic);
 	tcase_add_test(tc, test_mem_source);
 	tcase_add_test(tc, test_fd_source);
+	tcase_add_test(tc, test_fd_advise);
 	tcase_add_test(tc, test_open_small_file_one_read);
 	tcase_add_test(tc, test_open_large_file_two_reads);
 	tcase_add_test(tc, test_open_footer_beyond_the_tail);

@@ -6,6 +6,8 @@
 #include "pq_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -68,6 +70,16 @@ static pq_status fd_current(void *impl, pq_identity *out, pq_error *err)
 	return PQ_OK;
 }
 
+/* The kernel starts reading [off, off + len) into the page cache now, so
+ * that reads of it, spliced into replies one after the other, do not wait
+ * for the disk one readahead window at a time. */
+static void fd_advise(void *impl, uint64_t off, uint64_t len)
+{
+	const fd_source *s = impl;
+	if (off <= (uint64_t)INT64_MAX && len <= (uint64_t)INT64_MAX)
+		(void)posix_fadvise(s->fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+}
+
 static int fd_fd(void *impl)
 {
 	return ((const fd_source *)impl)->fd;
@@ -86,6 +98,7 @@ static const pq_source_ops fd_ops = {
 	.size = fd_size,
 	.identity = fd_identity,
 	.current = fd_current,
+	.advise = fd_advise,
 	.fd = fd_fd,
 	.close = fd_close,
 };
