@@ -425,6 +425,7 @@ void pfs_pf_unref(pfs_pf *pf)
 	pfs_pf_sizes_fini(pf);
 	pq_source_unref(pf->io);
 	free(pf->msg);
+	free((void *)atomic_load(&pf->adv_local));
 	free(pf);
 }
 
@@ -516,6 +517,49 @@ int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
  * one readahead window at a time, in a shell's order (lineitem, 912
  * chunks, 8 rounds alternating, cold: 223-581 ms, median 350 -> 237-275
  * ms, median 246; passthrough_ll reads the whole file in 176-226 ms). */
+/* pq_source_advise, once per block of a local file: the kernel's
+ * readahead needs telling once, and a warm open then costs no system call
+ * (a far source keeps track of its own held and fetched ranges). Blocks of
+ * 64 KiB (larger for files beyond 64 GiB: at most 2^20 blocks, 128 KiB of
+ * bits); a range is advised unless every block it touches was before (a
+ * small chunk sharing its blocks with advised neighbours gets the kernel's
+ * own readahead). */
+static void advise(pfs_pf *pf, uint64_t off, uint64_t len)
+{
+	uint64_t size = pq_source_size(pf->io);
+	if (pq_source_far(pf->io) || len == 0 || off >= size) {
+		pq_source_advise(pf->io, off, len);
+		return;
+	}
+	unsigned shift = 16;
+	while ((size >> shift) >= ((uint64_t)1 << 20))
+		shift++;
+	_Atomic uint64_t *bits = atomic_load(&pf->adv_local);
+	if (!bits) {
+		size_t words = (size_t)((size >> shift) / 64 + 1);
+		_Atomic uint64_t *fresh = calloc(words, sizeof *fresh), *none = NULL;
+		if (!fresh) {
+			pq_source_advise(pf->io, off, len);
+			return;
+		}
+		if (atomic_compare_exchange_strong(&pf->adv_local, &none, fresh))
+			bits = fresh;
+		else {
+			free((void *)fresh);
+			bits = none;
+		}
+	}
+	uint64_t end = len > size - off ? size : off + len;
+	bool all = true;
+	for (uint64_t b = off >> shift; b <= (end - 1) >> shift; b++) {
+		uint64_t m = (uint64_t)1 << (b % 64);
+		if (!(atomic_fetch_or(&bits[b / 64], m) & m))
+			all = false;
+	}
+	if (!all)
+		pq_source_advise(pf->io, off, end - off);
+}
+
 void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, uint64_t len)
 {
 	if (!pf->io || !pf->f || !pq_source_advises(pf->io))
@@ -528,7 +572,7 @@ void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, ui
 	 * in whatever order: tar, a shell's sorted names) */
 	if (prev == 0 || prev == me || whole == (uint64_t)rg + 1 ||
 	    (prev_rg != rg && whole != prev_rg + 1)) {
-		pq_source_advise(pf->io, off, len); /* this chunk (or nothing new) */
+		advise(pf, off, len); /* this chunk (or nothing new) */
 		return;
 	}
 	atomic_store(&pf->adv_rg, (uint64_t)rg + 1);
@@ -538,8 +582,8 @@ void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, ui
 	uint64_t o, l;
 	/* this row group first, so that the chunk is one request with it */
 	if (pq_row_groups_run(pf->f, rg, 1, ADVISE_ROW_GROUP_MAX, &o, &l))
-		pq_source_advise(pf->io, o, l);
-	pq_source_advise(pf->io, off, len);
+		advise(pf, o, l);
+	advise(pf, off, len);
 	/* ahead: from the first row group not asked for yet, as many as fit
 	 * in one request, when that row group is at most two ahead (a jump
 	 * elsewhere, a shell's 19 -> 2, starts the window again) */
@@ -557,7 +601,7 @@ void pfs_pf_advise_chunk(pfs_pf *pf, uint32_t rg, uint32_t col, uint64_t off, ui
 	}
 	uint32_t to = from + n;
 	atomic_store(&pf->adv_hi, to);
-	pq_source_advise(pf->io, o, l);
+	advise(pf, o, l);
 }
 
 /* ---- directories ------------------------------------------------------------- */
