@@ -193,12 +193,14 @@ START_TEST(test_fd_advise)
 		return;
 	}
 	pq_source_advise(s, mib, 2 * mib);
-	size_t in = 0;
-	for (int i = 0; i < 200 && in < 2 * mib / pg; i++) {
+	/* (nearly all: under load a page of the range was seen missing after
+	 * 2 s, 511 of 512; without the advice none comes) */
+	size_t in = 0, want = 2 * mib / pg * 9 / 10;
+	for (int i = 0; i < 200 && in < want; i++) {
 		usleep(10000);
 		in = resident_pages(fd, mib, 2 * mib);
 	}
-	ck_assert_uint_eq(in, 2 * mib / pg);
+	ck_assert_uint_ge(in, want);
 	/* only what was advised (the kernel's own readahead is not involved:
 	 * nothing was read) */
 	ck_assert_uint_lt(resident_pages(fd, 3 * mib + 256 * 1024, 512 * 1024), 512 * 1024 / pg);
