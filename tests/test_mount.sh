@@ -372,12 +372,13 @@ startup_error "bad codec" -o codec=lzo "$DATA" "$M0"
 startup_error "bad compression_level" -o codec=zstd,compression_level=30 "$DATA" "$M0"
 startup_error "bad data_page_version" -o data_page_version=3 "$DATA" "$M0"
 startup_error "bad bloom_fpp" -o bloom_fpp=2 "$DATA" "$M0"
+startup_error "bad poll_us" -o poll_us=fast "$DATA" "$M0"
 cp "$KEYS" "$WORK/keys644.txt"; chmod 644 "$WORK/keys644.txt"
 startup_error "key_file readable by others" -o key_file="$WORK/keys644.txt" "$DATA" "$M0"
 out=$("$BIN" --help 2>&1)
 for o in key_file= cache_size= staging= codec= compression_level= row_group_rows= page_size= \
 	data_page_version= dictionary= bloom_filter= page_index= crc= bloom_fpp= encrypt= \
-	encrypt_columns= plaintext_footer encryption_algorithm= aad_prefix=; do
+	encrypt_columns= plaintext_footer encryption_algorithm= aad_prefix= poll_us=; do
 	case "$out" in *"$o"*) ;; *) fail "--help does not list $o" ;; esac
 done
 "$BIN" --version | grep -q "^parquetfs " || fail "--version"
@@ -557,6 +558,18 @@ if mount_fs "$M6" -o ro -s "$DATA"; then
 	ls "$M6/alltypes_plain.parquet/row_groups/0/columns" >/dev/null || fail "-o ro -s listing"
 	umount_fs "$M6"
 fi
+# the request loops other than fs/loop.c's default: libfuse's own
+# (clone_fd) and ours sleeping at once (poll_us=0), with a few threads
+for loop_opts in "-o clone_fd" "-o poll_us=0 -o max_threads=2"; do
+	# shellcheck disable=SC2086 # two words each
+	if mount_fs "$M6" $loop_opts "$DATA"; then
+		same "$M6/alltypes_plain.parquet/data.csv" "$EXP/alltypes_plain.parquet/data.csv" &&
+			ok "$loop_opts: data.csv right" || fail "$loop_opts: data.csv"
+		umount_fs "$M6"
+	else
+		fail "mount with $loop_opts"
+	fi
+done
 
 # ---- fstab: mount(8) runs "parquetfs SOURCE MOUNTPOINT -o options" --------
 # An fstab line of type fuse.parquetfs finds parquetfs in the default PATH
