@@ -46,6 +46,10 @@ pfs_notify *pfs_notify_new(void)
 static void *run(void *arg)
 {
 	pfs_notify *n = arg;
+	/* tests: a notifier that lags (a busy machine), to show that nothing
+	 * correct depends on when queued invalidations land */
+	const char *lag = getenv("PARQUETFS_TEST_NOTIFY_LAG_MS");
+	long lag_ms = lag ? strtol(lag, NULL, 10) : 0;
 	pthread_mutex_lock(&n->lock);
 	for (;;) {
 		while (!n->head && !n->stop)
@@ -57,6 +61,8 @@ static void *run(void *arg)
 		if (!n->head)
 			n->tail = NULL;
 		pthread_mutex_unlock(&n->lock);
+		if (lag_ms > 0 && lag_ms < 10000)
+			nanosleep(&(struct timespec){lag_ms / 1000, lag_ms % 1000 * 1000000}, NULL);
 		int rc = it->name
 			 ? fuse_lowlevel_notify_inval_entry(n->se, it->ino, it->name, strlen(it->name))
 			 : fuse_lowlevel_notify_inval_inode(n->se, it->ino, 0, 0);
@@ -136,6 +142,23 @@ static void push(pfs_notify *n, fuse_ino_t ino, const char *name)
 void pfs_notify_inode(pfs_notify *n, fuse_ino_t ino)
 {
 	push(n, ino, NULL);
+}
+
+/* Safe from a request, for a directory only: the kernel fills and reads a
+ * directory's cached listing (its pages) with no request in flight, so no
+ * request we serve can hold what dropping it waits for. (A regular file's
+ * pages are locked while its READ waits for us; a name's invalidation
+ * needs its parent's lock, which a LOOKUP in it holds.) */
+void pfs_notify_dir_now(pfs_notify *n, fuse_ino_t ino)
+{
+	pthread_mutex_lock(&n->lock);
+	struct fuse_session *se = n->started && !n->stop ? n->se : NULL;
+	pthread_mutex_unlock(&n->lock);
+	if (!se)
+		return; /* not mounted yet: nothing to tell */
+	int rc = fuse_lowlevel_notify_inval_inode(se, ino, 0, 0);
+	if (rc && rc != -ENOENT)
+		push(n, ino, NULL);
 }
 
 void pfs_notify_entry(pfs_notify *n, fuse_ino_t parent, const char *name)

@@ -331,6 +331,9 @@ void pfs_notify_free(pfs_notify *n);
 /* Queue an invalidation; done by the notifier thread (never inline: the
  * kernel may hold locks of the request being served). */
 void pfs_notify_inode(pfs_notify *n, fuse_ino_t ino);
+/* A directory's attributes and cached listing dropped before this returns
+ * (from a request too: safe for directories, notify.c says why). */
+void pfs_notify_dir_now(pfs_notify *n, fuse_ino_t ino);
 void pfs_notify_entry(pfs_notify *n, fuse_ino_t parent, const char *name);
 /* Waits (at most about 2 s) until everything queued so far was done. Only
  * from a request that holds no kernel lock the queue could need (staging's

@@ -290,7 +290,12 @@ static pfs_pf *retire_locked(pfs_fs *fs, pfs_src *s)
 	pfs_key k = pfs_key_make(s->id, PFS_K_FILE, 0, 0, 0);
 	pfs_node *n = pfs_inode_find(fs->inodes, &k);
 	if (n) {
-		pfs_notify_inode(fs->notify, n->ino);
+		/* now, before the reply to the request that found the change:
+		 * the kernel checks a cached listing against the directory's
+		 * mtime only, and a file replaced within the same clock tick
+		 * (4 ms) keeps it; a queued invalidation could come after the
+		 * next readdir, which would list the old generation */
+		pfs_notify_dir_now(fs->notify, n->ino);
 		/* the kernel's dentries of the file's top-level names */
 		for (uint32_t kind = 0; kind < PFS_K_COUNT; kind++) {
 			const pfs_kind_desc *d = pfs_kind_info(kind);
