@@ -86,23 +86,29 @@ static void finish(loop *l, int res)
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* Sleeps until a request is queued (or LOOP_IDLE_MS pass); wakes the
- * watchdog if it waited for that. Whether anything came. */
+/* Sleeps until a request is queued (or LOOP_IDLE_MS pass). Whether
+ * anything came. */
 static bool sleep_until_readable(loop *l)
 {
 	struct pollfd p = {.fd = l->fd, .events = POLLIN};
 	atomic_store(&l->asleep, true);
 	int n = poll(&p, 1, LOOP_IDLE_MS);
 	atomic_store(&l->asleep, false);
-	/* (seq_cst: either the watchdog sees asleep false before it waits,
-	 * or we see that it waits) */
 	l->sleeps++;
-	if (atomic_load(&l->watch_sleeps)) {
-		pthread_mutex_lock(&l->lock);
-		pthread_cond_signal(&l->watch);
-		pthread_mutex_unlock(&l->lock);
-	}
 	return n > 0;
+}
+
+/* A request taken: the watchdog must be looking. Woken only when it sleeps
+ * (after the reader slept a while), so an idle daemon's periodic wake-up
+ * (LOOP_IDLE_MS) wakes nobody else. (seq_cst: either the watchdog sees
+ * asleep false before it waits, or the reader sees that it waits.) */
+static void watchdog_needed(loop *l)
+{
+	if (!atomic_load(&l->watch_sleeps))
+		return;
+	pthread_mutex_lock(&l->lock);
+	pthread_cond_signal(&l->watch);
+	pthread_mutex_unlock(&l->lock);
 }
 
 /* The reader's work, as generation gen: returns when its role was taken
@@ -130,6 +136,7 @@ static void read_requests(loop *l, struct fuse_buf *buf, uint64_t gen)
 			finish(l, res);
 			return;
 		}
+		watchdog_needed(l);
 		atomic_fetch_add(&l->taken, 1);
 		atomic_store(&l->state, busy);
 		fuse_session_process_buf(l->se, buf);
