@@ -58,7 +58,8 @@ typedef struct loop {
 	unsigned threads, idle; /* threads started (the caller's included), waiting */
 	pthread_t tids[LOOP_MAX_THREADS];
 	int error;
-	unsigned long long handovers; /* under lock */
+	unsigned long long handovers; /* under lock: by the watchdog */
+	unsigned long long handed;    /* under lock: by pfs_loop_will_wait */
 	unsigned long long sleeps;    /* the reader's (one reader at a time) */
 	/* the reader's progress, for the watchdog */
 	atomic_uint_fast64_t state; /* generation * 4 + phase */
@@ -66,6 +67,10 @@ typedef struct loop {
 	atomic_bool asleep;         /* the reader sleeps in poll(2) */
 	atomic_bool watch_sleeps;   /* the watchdog waits for it to wake */
 } loop;
+
+/* The reader handling a request on this thread (pfs_loop_will_wait). */
+static _Thread_local loop *tl_loop;
+static _Thread_local uint64_t tl_busy;
 
 static uint64_t now_ns(void)
 {
@@ -139,7 +144,10 @@ static void read_requests(loop *l, struct fuse_buf *buf, uint64_t gen)
 		watchdog_needed(l);
 		atomic_fetch_add(&l->taken, 1);
 		atomic_store(&l->state, busy);
+		tl_loop = l;
+		tl_busy = busy;
 		fuse_session_process_buf(l->se, buf);
+		tl_loop = NULL;
 		uint_fast64_t expect = busy;
 		if (!atomic_compare_exchange_strong(&l->state, &expect, reading))
 			return; /* the watchdog gave the role to another thread */
@@ -185,6 +193,21 @@ static void hand_over(loop *l)
 		return; /* the first thread done with its request reads next */
 	if (pthread_create(&l->tids[l->threads - 1], NULL, worker, l) == 0)
 		l->threads++;
+}
+
+void pfs_loop_will_wait(void)
+{
+	loop *l = tl_loop;
+	if (!l)
+		return;
+	tl_loop = NULL; /* once per request */
+	uint_fast64_t s = tl_busy;
+	if (!atomic_compare_exchange_strong(&l->state, &s, (s & ~(uint_fast64_t)3) | VACANT))
+		return; /* the watchdog was first */
+	pthread_mutex_lock(&l->lock);
+	hand_over(l);
+	l->handed++;
+	pthread_mutex_unlock(&l->lock);
 }
 
 static void *watchdog(void *arg)
@@ -265,9 +288,10 @@ int pfs_loop_run(struct fuse_session *se, unsigned max_threads, unsigned poll_us
 		for (unsigned i = 0; i + 1 < l->threads; i++)
 			pthread_join(l->tids[i], NULL);
 		err = l->error;
-		pfs_log(LOG_INFO, "request loop: %llu requests, %llu times handed over by the "
-			"watchdog, %llu sleeps", (unsigned long long)atomic_load(&l->taken),
-			l->handovers, l->sleeps);
+		pfs_log(LOG_INFO, "request loop: %llu requests, handed over %llu times by the "
+			"watchdog and %llu times before a wait, %llu sleeps",
+			(unsigned long long)atomic_load(&l->taken), l->handovers, l->handed,
+			l->sleeps);
 	}
 	if (flags >= 0)
 		(void)fcntl(l->fd, F_SETFL, flags);

@@ -26,4 +26,10 @@
  * soon as nothing is queued. Returns 0, or the session's error. */
 int pfs_loop_run(struct fuse_session *se, unsigned max_threads, unsigned poll_us);
 
+/* The calling thread is about to wait (for a server, or for bytes another
+ * thread is fetching): if it is the loop's reader, its role goes to another
+ * thread now rather than at the watchdog's next look. Free for any other
+ * thread. */
+void pfs_loop_will_wait(void);
+
 #endif

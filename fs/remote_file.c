@@ -11,6 +11,7 @@
 
 #include <xxhash.h>
 
+#include "loop.h"
 #include "pq_bigbuf.h"
 #include "remote_disk.h"
 #include "remote_file.h"
@@ -507,6 +508,7 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 			done += serve_held(o, out + done, len - done, off + done);
 			if (done == len || !in_flight(o, off + done))
 				break;
+			pfs_loop_will_wait();
 			pthread_cond_wait(&o->budget->landed, &o->budget->lock);
 		}
 		bool seq = off == o->last_end || off + done == o->last_end ||

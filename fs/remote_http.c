@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "curl_api.h"
+#include "loop.h"
 #include "remote_http.h"
 
 struct pfs_http {
@@ -425,6 +426,7 @@ static CURLcode attempt(pfs_http *h, CURL *c, const pfs_http_req *r, pfs_http_re
 	} else if (strcmp(m, "GET")) {
 		C->easy_setopt(c, CURLOPT_CUSTOMREQUEST, m);
 	}
+	pfs_loop_will_wait(); /* a round trip to the server: others go on meanwhile */
 	CURLcode rc = C->easy_perform(c);
 	C->slist_free_all(hdrs);
 	atomic_fetch_add(&h->requests, 1);

@@ -169,5 +169,12 @@ sleep 3.5 # metadata_ttl=3
 same "$M2/r.parquet/data.csv" "$NM/r.parquet/data.csv" && ok "changed object: a later open sees the new one" ||
 	fail "changed object: after metadata_ttl r.parquet/data.csv is not the new version ($(read_errno "$M2/r.parquet/data.csv"))"
 alive "after the faults"
+# a request about to wait for the server hands the reader's role over
+# itself (pfs_loop_will_wait), without waiting for the watchdog: the
+# unmount's log line counts both
+umount_fs "$M2"
+n=$(grep -o "request loop: .*" "$WORK/daemon.log" | sed -n 's/.* and \([0-9]*\) times before a wait.*/\1/p' | tail -1)
+[ "${n:-0}" -gt 0 ] && ok "requests handed the reader's role over before waiting for the server: $n times" ||
+	fail "no request handed the reader's role over before a wait: $(grep -o 'request loop: .*' "$WORK/daemon.log" | tail -1)"
 section end
 finish
