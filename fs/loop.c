@@ -14,10 +14,14 @@
  * in a row, its role goes to a waiting thread (or a new one, up to
  * max_threads); the old reader finishes its request and waits in turn.
  *
+ * A request that knows it is about to wait (pfs_loop_will_wait: a round
+ * trip to a server) gives the role away itself, without the watchdog.
+ *
  * The reader's role has a generation: state = generation * 4 + phase. Only
- * the reader moves its state between READING and BUSY; the watchdog moves
- * it from BUSY to VACANT once, so a reader whose role was taken sees it in
- * the compare-and-swap that ends its request. */
+ * the reader moves its state between READING and BUSY; the watchdog or
+ * pfs_loop_will_wait moves it from BUSY to VACANT once (vacate), so a
+ * reader whose role was taken sees it in the compare-and-swap that ends its
+ * request. */
 #include "config.h"
 
 #include <errno.h>
@@ -195,14 +199,21 @@ static void hand_over(loop *l)
 		l->threads++;
 }
 
+/* BUSY -> VACANT, if the state is still busy (one request of one reader):
+ * whether this call took the role away. */
+static bool vacate(loop *l, uint_fast64_t busy)
+{
+	return atomic_compare_exchange_strong(&l->state, &busy,
+					      (busy & ~(uint_fast64_t)3) | VACANT);
+}
+
 void pfs_loop_will_wait(void)
 {
 	loop *l = tl_loop;
 	if (!l)
 		return;
 	tl_loop = NULL; /* once per request */
-	uint_fast64_t s = tl_busy;
-	if (!atomic_compare_exchange_strong(&l->state, &s, (s & ~(uint_fast64_t)3) | VACANT))
+	if (!vacate(l, tl_busy))
 		return; /* the watchdog was first */
 	pthread_mutex_lock(&l->lock);
 	hand_over(l);
@@ -241,8 +252,7 @@ static void *watchdog(void *arg)
 		pthread_cond_timedwait(&l->watch, &l->lock, &ts);
 		uint_fast64_t s = atomic_load(&l->state);
 		uint64_t t = atomic_load(&l->taken);
-		if ((s & 3) == BUSY && s == prev_state && t == prev_taken &&
-		    atomic_compare_exchange_strong(&l->state, &s, (s & ~(uint_fast64_t)3) | VACANT)) {
+		if ((s & 3) == BUSY && s == prev_state && t == prev_taken && vacate(l, s)) {
 			hand_over(l);
 			l->handovers++;
 			prev_state = 0;
