@@ -9,7 +9,8 @@
  * what it takes itself. A watchdog hands the reader's role to another
  * thread when a request holds the reader longer than PFS_LOOP_WATCH_US,
  * so a request that waits (disk, server, rendering) never holds up the
- * others for longer than that. */
+ * others for longer than that; while the reader is awake, the watchdog
+ * keeps a second CPU from halting, so the client is woken sooner. */
 #ifndef PFS_LOOP_H
 #define PFS_LOOP_H
 
@@ -23,7 +24,7 @@
 
 /* Serves se until it exits (unmount, signal). At most max_threads threads
  * (the caller's included) handle requests at once; poll_us = 0 sleeps as
- * soon as nothing is queued. Returns 0, or the session's error. */
+ * soon as nothing is queued, and keeps no CPU awake. Returns 0, or the session's error. */
 int pfs_loop_run(struct fuse_session *se, unsigned max_threads, unsigned poll_us);
 
 /* The calling thread is about to wait (for a server, or for bytes another

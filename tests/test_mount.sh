@@ -570,6 +570,35 @@ for loop_opts in "-o clone_fd" "-o poll_us=0 -o max_threads=2"; do
 		fail "mount with $loop_opts"
 	fi
 done
+# While the reader polls, the watchdog keeps a second CPU awake (loop.c,
+# stay_awake): its time is in the unmount's log line. A burst of opens
+# (an OPEN and a RELEASE each) must show some; poll_us=0 none.
+kept_awake() { # the last unmount's "N ms kept awake"
+	grep -o "request loop: .*" "$WORK/daemon.log" | tail -1 | sed -n 's/.*, \([0-9]*\) ms kept awake.*/\1/p'
+}
+burst() {
+	local chunks i
+	chunks=$(find "$1" -name chunk.bin | head -300)
+	# shellcheck disable=SC2086 # one word per file
+	for i in $(seq 10); do cat $chunks >/dev/null; done
+}
+for loop_opts in "" "-o poll_us=0"; do
+	# shellcheck disable=SC2086 # none or two words
+	mount_fs "$M6" $loop_opts "$DATA" || continue
+	burst "$M6"
+	umount_fs "$M6"
+	ms=$(kept_awake)
+	if [ -z "$ms" ]; then
+		fail "mount ${loop_opts:-(defaults)}: no request loop line in the log"
+	elif [ -n "$loop_opts" ]; then
+		[ "$ms" = 0 ] && ok "$loop_opts: no CPU kept awake" || fail "$loop_opts kept a CPU awake for $ms ms"
+	elif [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
+		[ "$ms" = 0 ] && echo "note: one CPU, none kept awake (as designed)" || fail "one CPU, kept awake $ms ms"
+	else
+		[ "$ms" -gt 0 ] && ok "a burst of opens: a second CPU kept awake for $ms ms" ||
+			fail "a burst of opens: no CPU kept awake ($(grep -o 'request loop: .*' "$WORK/daemon.log" | tail -1))"
+	fi
+done
 
 # ---- fstab: mount(8) runs "parquetfs SOURCE MOUNTPOINT -o options" --------
 # An fstab line of type fuse.parquetfs finds parquetfs in the default PATH
