@@ -80,6 +80,10 @@ typedef struct loop {
 	atomic_bool watch_sleeps;   /* the watchdog waits for it to wake */
 } loop;
 
+/* Round trips to a server under way, on any thread (pfs_loop_server_begin):
+ * while there are any, the watchdog keeps no CPU awake (stay_awake). */
+static atomic_int server_trips;
+
 /* The reader handling a request on this thread (pfs_loop_will_wait). */
 static _Thread_local loop *tl_loop;
 static _Thread_local uint64_t tl_busy;
@@ -215,6 +219,17 @@ static bool vacate(loop *l, uint_fast64_t busy)
 					      (busy & ~(uint_fast64_t)3) | VACANT);
 }
 
+void pfs_loop_server_begin(void)
+{
+	atomic_fetch_add(&server_trips, 1);
+	pfs_loop_will_wait();
+}
+
+void pfs_loop_server_end(void)
+{
+	atomic_fetch_sub(&server_trips, 1);
+}
+
 void pfs_loop_will_wait(void)
 {
 	loop *l = tl_loop;
@@ -236,12 +251,15 @@ void pfs_loop_will_wait(void)
  * ls -lR of 124,000 directories 16-26 -> 12-18 s.) It stops when the
  * reader sleeps, or when one request keeps the reader busy longer than
  * LOOP_SPIN_BUSY_NS: a long request's client is not waiting for a quick
- * reply, and the CPU is better left to the threads doing its work. */
+ * reply, and the CPU is better left to the threads doing its work. Nor
+ * does it run while a round trip to a server is under way: the clients
+ * then wait for the network, not for wake-ups, and the transfers
+ * (curl, TLS, a server on this machine) want the CPUs. */
 static void stay_awake(loop *l)
 {
 	uint64_t t0 = now_ns(), t = t0, end = t0 + PFS_LOOP_WATCH_US * 1000u, since = t0;
 	uint_fast64_t busy = 0, taken = 0;
-	while (!atomic_load(&l->asleep) && t < end) {
+	while (!atomic_load(&l->asleep) && !atomic_load(&server_trips) && t < end) {
 		uint_fast64_t s = atomic_load(&l->state), k = atomic_load(&l->taken);
 		if ((s & 3) != BUSY || s != busy || k != taken) {
 			busy = s;

@@ -33,4 +33,10 @@ int pfs_loop_run(struct fuse_session *se, unsigned max_threads, unsigned poll_us
  * thread. */
 void pfs_loop_will_wait(void);
 
+/* A round trip to a server begins (pfs_loop_will_wait included) / ends on
+ * the calling thread, any thread. While any is under way the watchdog
+ * keeps no CPU awake: the clients wait for the network, not for wake-ups. */
+void pfs_loop_server_begin(void);
+void pfs_loop_server_end(void);
+
 #endif

@@ -426,8 +426,9 @@ static CURLcode attempt(pfs_http *h, CURL *c, const pfs_http_req *r, pfs_http_re
 	} else if (strcmp(m, "GET")) {
 		C->easy_setopt(c, CURLOPT_CUSTOMREQUEST, m);
 	}
-	pfs_loop_will_wait(); /* a round trip to the server: others go on meanwhile */
+	pfs_loop_server_begin(); /* a round trip to the server: others go on meanwhile */
 	CURLcode rc = C->easy_perform(c);
+	pfs_loop_server_end();
 	C->slist_free_all(hdrs);
 	atomic_fetch_add(&h->requests, 1);
 	atomic_fetch_add(&h->bytes, rs->body_len);

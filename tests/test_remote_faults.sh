@@ -117,6 +117,50 @@ ms=$(((t1 - t0) / 1000000))
 	fail "other requests took $ms ms during a stalled GET: the stalled request held up the daemon"
 s3_clear
 
+section "no CPU kept awake while a server is waited on"
+# While the reader polls, the watchdog keeps a second CPU awake (fs/loop.c,
+# stay_awake), but not while a round trip to a server is under way: the
+# clients then wait for the network, not for wake-ups. The same burst of
+# opens of a cached entry (an OPEN and a RELEASE each, no GET) on a mount
+# of its own: with the server quiet a CPU is kept awake through it; during
+# a stalled GET (t6.parquet's footer, timeout=6 outlasting the 3 s stall)
+# hardly at all (what is left: the mount's own first requests).
+awake_burst() { # MOUNT [stall]: the unmount's "N ms kept awake"
+	local m=$1 stalled='' i
+	local -a args=()
+	mount_s3 "$m" bkt/f -o retries=$RETRIES -o timeout=6 -o cache_size=8M || return
+	same "$m/v.parquet/metadata.txt" "$LM/v.parquet/metadata.txt" || fail "v.parquet/metadata.txt on $m"
+	if [ -n "${2:-}" ]; then
+		s3_clear; s3_reset
+		s3_fault "kind=stall&seconds=3&count=1&key=t6.parquet&method=GET"
+		cat "$m/t6.parquet/metadata.txt" >/dev/null 2>&1 &
+		stalled=$!
+		sleep 0.5
+	fi
+	for i in $(seq 2000); do args+=("$m/v.parquet/metadata.txt"); done
+	cat "${args[@]}" >/dev/null || fail "the burst on $m"
+	if [ -n "$stalled" ]; then
+		wait "$stalled" || fail "t6.parquet/metadata.txt after its stall"
+		[ "$(hit "note=fault-stall&key=t6.parquet")" -gt 0 ] || fail "the stall on t6.parquet was never hit"
+		s3_clear
+	fi
+	umount_fs "$m"
+	grep -o "request loop: .*" "$WORK/daemon.log" | tail -1 | sed -n 's/.*, \([0-9]*\) ms kept awake.*/\1/p'
+}
+if [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
+	echo "note: one CPU: no CPU is kept awake, nothing to compare"
+else
+	quiet=$(awake_burst "$WORK/mnt3")
+	stalled=$(awake_burst "$WORK/mnt3" stall)
+	if [ -z "$quiet" ] || [ -z "$stalled" ]; then
+		fail "no 'ms kept awake' in the unmount's log line ('$quiet', '$stalled')"
+	elif [ "$quiet" -ge 10 ] && [ "$stalled" -le $((quiet / 3)) ]; then
+		ok "a burst of 2000 opens kept a CPU awake $quiet ms, during a stalled GET $stalled ms"
+	else
+		fail "a burst of 2000 opens kept a CPU awake $quiet ms, during a stalled GET $stalled ms (want >= 10, and a third of it at most)"
+	fi
+fi
+
 section lasting
 # u.parquet's footer is read while the server is well; then each fault hits
 # a row group not read yet
