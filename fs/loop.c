@@ -247,8 +247,8 @@ void pfs_loop_will_wait(void)
 /* One watchdog tick spent keeping this CPU awake, yielding it to anyone
  * who wants it: a client whose request the reader answers is woken on a
  * CPU that did not halt. (On this project's 2-core VM a halted CPU takes
- * ~20 us longer to wake: open+close of a cached file 33 -> 20 us, a cold
- * ls -lR of 124,000 directories 16-26 -> 12-18 s.) It stops when the
+ * ~15 us longer to wake: open+close of a cached file 25-43 -> 14-18 us, a
+ * cold ls -lR of 124,000 directories 15-24 -> 13-19 s.) It stops when the
  * reader sleeps, or when one request keeps the reader busy longer than
  * LOOP_SPIN_BUSY_NS: a long request's client is not waiting for a quick
  * reply, and the CPU is better left to the threads doing its work. Nor
@@ -258,11 +258,10 @@ void pfs_loop_will_wait(void)
 static void stay_awake(loop *l)
 {
 	uint64_t t0 = now_ns(), t = t0, end = t0 + PFS_LOOP_WATCH_US * 1000u, since = t0;
-	uint_fast64_t busy = 0, taken = 0;
+	uint_fast64_t taken = 0; /* the request busy since `since` (its number) */
 	while (!atomic_load(&l->asleep) && !atomic_load(&server_trips) && t < end) {
-		uint_fast64_t s = atomic_load(&l->state), k = atomic_load(&l->taken);
-		if ((s & 3) != BUSY || s != busy || k != taken) {
-			busy = s;
+		uint_fast64_t k = atomic_load(&l->taken);
+		if ((atomic_load(&l->state) & 3) != BUSY || k != taken) {
 			taken = k;
 			since = t;
 		} else if (t - since > LOOP_SPIN_BUSY_NS) {

@@ -24,7 +24,8 @@
 
 /* Serves se until it exits (unmount, signal). At most max_threads threads
  * (the caller's included) handle requests at once; poll_us = 0 sleeps as
- * soon as nothing is queued, and keeps no CPU awake. Returns 0, or the session's error. */
+ * soon as nothing is queued, and keeps no CPU awake. Returns 0, or the
+ * session's error. */
 int pfs_loop_run(struct fuse_session *se, unsigned max_threads, unsigned poll_us);
 
 /* The calling thread is about to wait (for a server, or for bytes another

@@ -215,8 +215,9 @@ struct pfs_pf {
 	 * row group asked for ahead, and how many row groups in a row were
 	 * taken in file order */
 	_Atomic uint64_t adv_last, adv_rg, adv_hi, adv_run;
-	/* a local file: the MiB blocks advised already (one bit each; made
-	 * at the first advice), so warm opens make no fadvise call */
+	/* a local file: the blocks advised already (64 KiB or more, one bit
+	 * each, source.c's advise; made at the first advice), so warm opens
+	 * make no fadvise call */
 	_Atomic(_Atomic uint64_t *) adv_local;
 };
 
