@@ -258,6 +258,12 @@ const pfs_publish_ops *pfs_source_publish(pfs_fs *fs, void **be);
 /* The backend's stat and list of a path under SOURCE, for staging/, whose
  * directories are SOURCE's (fn: pfs_source_list_fn of pfs_source.h). */
 int pfs_source_stat(pfs_fs *fs, const char *rel, struct stat *st);
+/* rel of SOURCE opened as a pq_source (staging/'s appends read the file
+ * they extend), with the identity it had just before; and rel's identity
+ * now (0 or -errno), to see whether it changed meanwhile. */
+pq_status pfs_source_open_rel(pfs_fs *fs, const char *rel, pq_source **out, pq_identity *id,
+			      pq_error *err);
+int pfs_source_ident(pfs_fs *fs, const char *rel, pq_identity *id);
 int pfs_source_list(pfs_fs *fs, const char *rel,
 		    int (*fn)(void *ctx, const char *name, const struct stat *st,
 			      const pq_identity *id),

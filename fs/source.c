@@ -153,6 +153,23 @@ int pfs_source_stat(pfs_fs *fs, const char *rel, struct stat *st)
 	return backend(fs)->ops->stat(backend(fs)->be, rel, st, &id);
 }
 
+pq_status pfs_source_open_rel(pfs_fs *fs, const char *rel, pq_source **out, pq_identity *id,
+			      pq_error *err)
+{
+	struct stat st;
+	int rc = backend(fs)->ops->stat(backend(fs)->be, rel, &st, id);
+	if (rc)
+		return pq_fail(err, rc == -ENOENT ? PQ_EINVAL : PQ_EIO, "%s: %s", rel,
+			       rc == -ENOENT ? "no longer exists" : strerror(-rc));
+	return backend(fs)->ops->open(backend(fs)->be, rel, out, err);
+}
+
+int pfs_source_ident(pfs_fs *fs, const char *rel, pq_identity *id)
+{
+	struct stat st;
+	return backend(fs)->ops->stat(backend(fs)->be, rel, &st, id);
+}
+
 int pfs_source_list(pfs_fs *fs, const char *rel, pfs_source_list_fn fn, void *ctx)
 {
 	return backend(fs)->ops->list(backend(fs)->be, rel, fn, ctx);

@@ -436,6 +436,8 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 			e->writers--;
 			goto fail;
 		}
+		if (flags & O_TRUNC)
+			stg_append_forget(s, e->rel); /* a whole CSV now */
 		rc = create || (flags & O_TRUNC) ? touch_dirty(s, e, false) : stg_marker_set(s, e);
 		if (rc) {
 			e->writers--;
@@ -473,6 +475,7 @@ static void handle_close(pfs_staging *s, stg_handle *h)
 				if (stg_store_path(s, e->rel, STG_MARK_DONE, done, sizeof done) == 0)
 					(void)unlink(done);
 				e->converted = false;
+				stg_append_forget(s, e->rel);
 			}
 			stg_marker_clear(s, e);
 			stg_ahead_drop(s, e);
@@ -537,8 +540,13 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 			s->store, strerror(-rc));
 	stg_handle *h = NULL;
 	struct stat st;
+	int app = rc == 0 ? stg_append_begin(s, e, fi->flags, &cred) : 0; /* `>>` */
+	if (app < 0)
+		rc = app;
 	if (rc == 0)
 		rc = open_staged(s, e, PFS_K_STG_FILE, fi->flags, mode, &cred, &h, &st);
+	if (rc && app > 0)
+		stg_append_forget(s, rel);
 	pfs_node *n = rc == 0 ? node_of(s, e, PFS_K_STG_FILE) : NULL;
 	if (rc == 0 && !n) {
 		handle_close(s, h);
@@ -701,6 +709,8 @@ void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
 			rc = -errno;
 		else if (!h || h->gen == e->gen)
 			rc = touch_dirty(s, e, false);
+		if (rc == 0 && attr->st_size == 0 && (!h || h->gen == e->gen))
+			stg_append_forget(s, e->rel); /* emptied: a whole CSV now */
 		pthread_mutex_unlock(&e->lock);
 	}
 	if (rc == 0 && kind == PFS_K_STG_FILE && (to_set & FUSE_SET_ATTR_MODE) &&
@@ -822,6 +832,7 @@ void pfs_stg_unlink(fuse_req_t req, pfs_node *dir, const char *name)
 		} else if (!stg_error_base(name)) {
 			/* open handles keep writing to the removed bytes, unconverted */
 			stg_marker_clear(s, e);
+			stg_append_forget(s, e->rel);
 			stg_ahead_drop(s, e);
 			e->gen = 0;
 			e->writers = 0;

@@ -7,6 +7,7 @@
  *                      paths, markers, .error files, recovery at mount
  *   staging_publish.c  conversion of a closed staged file and atomic
  *                      publishing into SOURCE
+ *   staging_append.c   `>>`: rows appended to an existing Parquet file
  *
  * doc/design.md ("Staging") describes the life cycle and the on-disk
  * layout. */
@@ -29,6 +30,7 @@
 #define STG_ERROR ".error"                /* suffix: why the last conversion failed */
 #define STG_MARK_RETRY ".retry"           /* suffix: it failed for I/O, a remount tries again */
 #define STG_PROGRESS ".progress"          /* suffix: while it converts, how far */
+#define STG_MARK_APPEND ".append"         /* suffix: its rows extend the target */
 #define STG_SIDECAR_MAX ((size_t)1 << 20) /* a schema longer than this is refused */
 #define STG_TARGET_LOCKS 16
 
@@ -146,6 +148,28 @@ int stg_store_check(pfs_staging *s, bool make);
 /* Recovery at mount: markers, .done files, closed staged files, stale
  * temporary files in SOURCE. Runs on a thread of its own. */
 void *stg_recovery_run(void *arg);
+
+/* ---- staging_append.c ---- */
+/* A create of e with these open flags, by c: when it makes the staged file
+ * with O_APPEND and its target exists, the file becomes an append (its
+ * marker made durable first: 1); 0 otherwise; -EACCES when c cannot read
+ * the target, or -errno. */
+int stg_append_begin(pfs_staging *s, stg_ent *e, int flags, const pfs_cred *c);
+/* Whether the staged file rel is an append; forgetting makes it a whole
+ * CSV again (truncated, removed, or published). */
+bool stg_append_wanted(const pfs_staging *s, const char *rel);
+void stg_append_forget(pfs_staging *s, const char *rel);
+/* An append with no byte yet closes as nothing to do (true): with
+ * handles_open it stays staged, as it is; at the last close it goes, and
+ * the target is not touched. false: not an empty append. */
+bool stg_append_empty(pfs_staging *s, stg_ent *e, int fd, bool handles_open);
+/* After e was published: an append's marker goes, or, while handles keep
+ * the bytes (fd) open, it records how many of them the target has. */
+void stg_append_published(pfs_staging *s, stg_ent *e, int fd, bool handles_open);
+/* The target trel extended with e's rows into out (*rows: how many; 0
+ * leaves nothing to publish). */
+pq_status stg_append_convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int out,
+			     const char *trel, uint64_t *rows, pq_error *err);
 
 /* ---- staging_publish.c ---- */
 /* With e->lock held, the staged bytes closed: validates a sidecar, or

@@ -472,28 +472,32 @@ static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, bg_sync
 	pfs_cred cred;
 	owner_of(e, in, &cred);
 	pq_status st = PQ_OK;
-	if (s->fs->opts->no_replace && target_exists(s, trel, e->name, err)) {
+	/* an append keeps every row: -o replace=no does not refuse it */
+	bool append = t != STG_T_SCHEMA && stg_append_wanted(s, e->rel);
+	uint64_t appended = 0;
+	if (!append && s->fs->opts->no_replace && target_exists(s, trel, e->name, err)) {
 		*exists = true; /* checked first: no work is done for nothing */
 		st = PQ_EINVAL;
 	}
 	if (st == PQ_OK)
 		st = pub->begin(be, trel, e->name, &cred, &p, &out, err);
 	if (st == PQ_OK) {
-		st = convert(s, e, t, in, out, trel, err);
+		st = append ? stg_append_convert(s, e, t, in, out, trel, &appended, err)
+			    : convert(s, e, t, in, out, trel, err);
 		/* and again: the target may have come meanwhile */
-		if (st == PQ_OK && s->fs->opts->no_replace &&
+		if (st == PQ_OK && !append && s->fs->opts->no_replace &&
 		    target_exists(s, trel, e->name, err)) {
 			*exists = true;
 			st = PQ_EINVAL;
 		}
 		bg_sync_wait(sync); /* the staged bytes durable before the result shows */
-		if (st == PQ_OK)
+		if (st == PQ_OK && !(append && appended == 0))
 			st = pub->commit(p, err);
 		else
-			pub->abort(p);
+			pub->abort(p); /* (no row to append: the file stays as it is) */
 	}
 	pthread_mutex_unlock(&s->target_locks[li]);
-	if (st == PQ_OK) {
+	if (st == PQ_OK && !(append && appended == 0)) {
 		pfs_src_changed(s->fs, trel);
 		pfs_notify_wait(s->fs->notify);
 	}
@@ -504,6 +508,8 @@ int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
 {
 	stg_type t = stg_type_of(e->name);
 	pq_error err = {0};
+	if (stg_append_empty(s, e, fd, handles_open))
+		return 0; /* `>>` that wrote nothing (yet): nothing to append */
 	/* Closed, durably, before anything slow (the fdatasync of a large
 	 * file takes seconds): a kill now leaves a closed file that the
 	 * remount converts, never one "never closed". */
@@ -543,6 +549,7 @@ int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
 	stg_retry_mark(s, e->rel, false);
 	if (t == STG_T_SCHEMA)
 		return 0;
+	stg_append_published(s, e, fd, handles_open); /* its rows are in the target now */
 	char p[PATH_MAX], done[PATH_MAX];
 	if (stg_store_path(s, e->rel, NULL, p, sizeof p) ||
 	    stg_store_path(s, e->rel, STG_MARK_DONE, done, sizeof done))

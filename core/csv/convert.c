@@ -75,6 +75,8 @@ struct conv {
 	pq_conv_set *cur;   /* sets[cur_set], being filled */
 	pq_conv_pool pool;
 	bool *text_cols;    /* CSV order: BYTE_ARRAY columns (their bytes end a batch) */
+	const pq_conv_append *app; /* appending to an existing file, or NULL */
+	const char *width_of; /* what fixes the number of fields: "the header" */
 };
 
 /* ---- header ------------------------------------------------------------ */
@@ -414,17 +416,17 @@ static pq_status check_ragged(conv *c, pq_error *err)
 	const pq_csv_field *last = &c->r.fields[n - 1];
 	if (n > c->ncols)
 		return pq_fail(err, PQ_EINVAL,
-			       "%s: line %llu, column %zu: extra field (the header has %zu columns)",
+			       "%s: line %llu, column %zu: extra field (%s has %zu columns)",
 			       c->name, (unsigned long long)c->r.fields[c->ncols].line, c->ncols + 1,
-			       c->ncols);
+			       c->width_of, c->ncols);
 	const column *col = &c->cols[c->by_csv[n]];
 	char nm[128];
 	pq_conv_msg_name(col->name, nm, sizeof nm);
 	return pq_fail(err, PQ_EINVAL,
-		       "%s: line %llu, column %zu (%s): missing (the line has %zu field%s, the "
-		       "header %zu)",
+		       "%s: line %llu, column %zu (%s): missing (the line has %zu field%s, %s "
+		       "%zu)",
 		       c->name, (unsigned long long)last->line, n + 1, nm, n, n == 1 ? "" : "s",
-		       c->ncols);
+		       c->width_of, c->ncols);
 }
 
 /* ---- the two passes ----------------------------------------------------- */
@@ -506,7 +508,10 @@ static pq_status infer_pass(conv *c, pq_error *err)
 static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_stats *stats,
 			    int out_fd, pq_error *err)
 {
-	pq_status st = pq_writer_open(&c->w, out_fd, c->els, c->nels, opts, NULL, 0, err);
+	const pq_conv_append *app = c->app;
+	pq_status st = app ? pq_writer_open_at(&c->w, out_fd, app->offset, app->rgs, c->els, c->nels,
+					       opts, err)
+			   : pq_writer_open(&c->w, out_fd, c->els, c->nels, opts, NULL, 0, err);
 	if (st != PQ_OK)
 		return pq_context(err, "%s", c->name);
 	PQ_TRY(alloc_batches(c, err));
@@ -547,7 +552,8 @@ static pq_status write_pass(conv *c, const pq_write_options *opts, pq_convert_st
 	PQ_TRY(pq_conv_pool_wait(&c->pool, err));
 	pq_conv_pool_stop(&c->pool);
 	pq_write_stats ws = {0};
-	st = pq_writer_close(c->w, &ws, err);
+	st = app ? pq_writer_close_append(c->w, app->footer, app->footer_len, &ws, err)
+		 : pq_writer_close(c->w, &ws, err);
 	if (st != PQ_OK)
 		return pq_context(err, "%s", c->name);
 	if (stats) {
@@ -657,7 +663,7 @@ static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text
 	PQ_TRY(pq_csv_input_open(&c->in, in_fd, c->name, ip->codec, ip->max_inflated, err));
 	c->prog.bytes_total = c->in.raw_size;
 	c->prog.pass = 1;
-	c->prog.passes = schema_text ? 1 : 2;
+	c->prog.passes = schema_text || c->app ? 1 : 2;
 	if (ip->progress) {
 		c->in.on_block = on_block;
 		c->in.ctx = c;
@@ -669,18 +675,30 @@ static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text
 	c->in.read_ahead = c->threads > 1;
 	/* inferring types reads a compressed file twice: the second time from
 	 * the bytes the first pass kept (when they fit), not decompressed again */
-	if (!schema_text)
+	if (!schema_text && !c->app)
 		pq_csv_input_spool(&c->in, NULL);
 	PQ_TRY(pq_csv_reader_init_input(&c->r, &c->in, ip->format, delim, err));
 	pq_bytes *names = NULL;
 	size_t n = 0;
-	PQ_TRY(read_header(c, &names, &n, err));
+	if (c->app)
+		n = c->app->nels - 1; /* no header: the file's columns, in order */
+	else
+		PQ_TRY(read_header(c, &names, &n, err));
 	c->ncols = n;
 	c->cols = calloc(n, sizeof *c->cols);
 	c->by_csv = calloc(n, sizeof *c->by_csv);
 	if (!c->cols || !c->by_csv)
 		return pq_fail(err, PQ_ENOMEM, "%s: no memory for %zu columns", c->name, n);
-	if (schema_text) {
+	if (c->app) {
+		c->els = (pq_schema_element *)c->app->els;
+		c->nels = c->app->nels;
+		for (size_t i = 0; i < n; i++) {
+			c->cols[i].name = c->els[i + 1].name;
+			c->cols[i].csv_index = i;
+			c->cols[i].el = &c->els[i + 1];
+			c->by_csv[i] = i;
+		}
+	} else if (schema_text) {
 		char sname[PQ_ERROR_MSG_MAX / 2];
 		snprintf(sname, sizeof sname, "%s (schema)", c->name);
 		PQ_TRY(pq_conv_load_schema(schema_text, sname, &c->arena, &c->els, &c->nels, err));
@@ -725,11 +743,12 @@ static pq_status convert(conv *c, int in_fd, int out_fd, const char *schema_text
 	return PQ_OK;
 }
 
-pq_status pq_convert_csv_ex(int in_fd, int out_fd, const char *display_name,
-			    const pq_convert_input *in, const char *schema_text,
-			    const pq_write_options *opts, pq_convert_stats *stats, pq_error *err)
+pq_status pq_conv_run(int in_fd, int out_fd, const char *display_name,
+		      const pq_convert_input *in, const char *schema_text, const pq_conv_append *app,
+		      const pq_write_options *opts, pq_convert_stats *stats, pq_error *err)
 {
-	conv c = {.name = display_name ? display_name : "input", .ip = in};
+	conv c = {.name = display_name ? display_name : "input", .ip = in, .app = app,
+		  .width_of = app && app->target ? app->target : "the header"};
 	c.in.fd = -1;
 	pq_write_options defaults;
 	pq_write_options_init(&defaults);
@@ -755,6 +774,13 @@ pq_status pq_convert_csv_ex(int in_fd, int out_fd, const char *display_name,
 	pq_csv_input_free(&c.in);
 	pq_arena_free(&c.arena);
 	return st;
+}
+
+pq_status pq_convert_csv_ex(int in_fd, int out_fd, const char *display_name,
+			    const pq_convert_input *in, const char *schema_text,
+			    const pq_write_options *opts, pq_convert_stats *stats, pq_error *err)
+{
+	return pq_conv_run(in_fd, out_fd, display_name, in, schema_text, NULL, opts, stats, err);
 }
 
 pq_status pq_convert_csv(int in_fd, int out_fd, const char *display_name,

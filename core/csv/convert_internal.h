@@ -28,6 +28,24 @@ bool pq_conv_same(pq_bytes a, pq_bytes b);
 pq_status pq_conv_load_schema(const char *text, const char *name, pq_arena *arena,
 			      pq_schema_element **els, uint32_t *n, pq_error *err);
 
+/* Appending rows to an existing file (convert_append.c): its leaf
+ * columns are the CSV's, in order, with no header line; the writer goes
+ * on from the old footer's offset and extends that footer. */
+typedef struct pq_conv_append {
+	const pq_schema_element *els; /* the file's schema: root, then leaves */
+	uint32_t nels;
+	uint64_t offset;         /* of the old footer: the new row groups go there */
+	uint32_t rgs;            /* row groups the file has */
+	const uint8_t *footer;   /* its FileMetaData bytes */
+	size_t footer_len;
+	const char *target;      /* "x.parquet", for messages */
+} pq_conv_append;
+
+/* The conversion (convert.c): pq_convert_csv_ex, or with app an append. */
+pq_status pq_conv_run(int in_fd, int out_fd, const char *display_name,
+		      const pq_convert_input *in, const char *schema_text, const pq_conv_append *app,
+		      const pq_write_options *opts, pq_convert_stats *stats, pq_error *err);
+
 /* The inference pass on threads (convert_infer.c). */
 typedef struct pq_conv_infer_in {
 	int fd;                 /* a plain regular file */

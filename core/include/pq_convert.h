@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "pq_error.h"
+#include "pq_io.h"
 #include "pq_write_options.h"
 
 typedef enum pq_csv_format {
@@ -124,6 +125,23 @@ pq_status pq_convert_csv_ex(int in_fd, int out_fd, const char *display_name,
                             const pq_convert_input *in, const char *schema_text,
                             const pq_write_options *opts, pq_convert_stats *stats,
                             pq_error *err);
+
+/* Appends the rows of the CSV/TSV at in_fd (no header line: its fields
+ * are old's leaf columns in order, typed by old's schema as a sidecar
+ * types them; lines are counted from 1 at its first row) to the Parquet
+ * file old (target names it in messages, "x.parquet"), writing the result
+ * to out_fd from offset 0: old's bytes up to its footer unchanged (no page
+ * re-encoded), then the new rows as new row groups (opts, without
+ * encryption; the codec of old's last row group when it can be written),
+ * their page indexes, and old's footer with them added and every other
+ * field kept. stats->rows counts the new rows (0: out_fd holds a copy of
+ * old). PQ_EUNSUPPORTED, before anything is written, when old cannot take
+ * rows: encrypted, nested, or a column no CSV field can fill; PQ_EINVAL
+ * for a row that does not fit (err->msg names line and column). */
+pq_status pq_convert_csv_append(pq_source *old, const char *target, int in_fd, int out_fd,
+                                const char *display_name, const pq_convert_input *in,
+                                const pq_write_options *opts, pq_convert_stats *stats,
+                                pq_error *err);
 
 /* Checks a sidecar schema's text as pq_convert_csv would use it (parses,
  * refuses nested groups, LIST, MAP, INT96). err->msg names the line. */

@@ -31,6 +31,7 @@
 #include "pq_error.h"
 #include "pq_metadata.h"
 #include "pq_values.h"
+#include "pq_buf.h"
 
 typedef struct pq_writer pq_writer;
 
@@ -68,6 +69,29 @@ pq_status pq_writer_end_row_group(pq_writer *w, pq_error *err);
 /* Ends the last row group if rows are pending, writes indexes, bloom
  * filters, the footer and the trailing magic. */
 pq_status pq_writer_close(pq_writer *w, pq_write_stats *stats, pq_error *err);
+
+/* Appending row groups to an existing (plaintext) Parquet file, its old
+ * bytes kept as they are (writer_append.c): the caller has copied the
+ * file up to its footer into fd; the writer writes new row groups from
+ * offset (the old footer's offset), numbered from first_rg (the old row
+ * group count), then their page indexes and bloom filters, and
+ * pq_writer_close_append writes the old footer (FileMetaData, `len` bytes)
+ * with num_rows increased and the new row groups added to its list; every
+ * other field of it is kept byte for byte. The schema must be the old
+ * file's (leaf for leaf). No encryption (PQ_EUNSUPPORTED). */
+pq_status pq_writer_open_at(pq_writer **out, int fd, uint64_t offset, uint32_t first_rg,
+                            const pq_schema_element *schema, uint32_t n,
+                            const pq_write_options *opts, pq_error *err);
+pq_status pq_writer_close_append(pq_writer *w, const uint8_t *footer, size_t len,
+                                 pq_write_stats *stats, pq_error *err);
+
+/* A FileMetaData (compact thrift, `len` bytes, nothing after its end)
+ * with add_rows added to num_rows and n_new RowGroup structs (rgs, each
+ * encoded) appended to row_groups, into out; every other byte copied.
+ * PQ_ECORRUPT when the footer is not a FileMetaData with both fields. */
+pq_status pq_footer_splice(const uint8_t *footer, size_t len, int64_t add_rows,
+                           const uint8_t *rgs, size_t rgs_len, uint32_t n_new, pq_buf *out,
+                           pq_error *err);
 
 /* Frees (also after a failure; never writes). */
 void pq_writer_free(pq_writer *w);

@@ -195,15 +195,19 @@ static pq_status copy_key_values(pq_writer *w, const pq_key_value *kv, uint32_t 
 	return PQ_OK;
 }
 
-pq_status pq_writer_open(pq_writer **out, int fd, const pq_schema_element *schema, uint32_t n,
-			 const pq_write_options *opts, const pq_key_value *key_values,
-			 uint32_t n_key_values, pq_error *err)
+/* pq_writer_open, or with magic false pq_writer_open_at: the file's first
+ * byte is at offset (what lies before it is the caller's). */
+static pq_status writer_open(pq_writer **out, int fd, uint64_t offset, bool magic,
+			     const pq_schema_element *schema, uint32_t n,
+			     const pq_write_options *opts, const pq_key_value *key_values,
+			     uint32_t n_key_values, pq_error *err)
 {
 	PQ_CHECK(out, err, PQ_EINVAL, "pq_writer_open: no output pointer");
 	*out = NULL;
 	pq_writer *w = calloc(1, sizeof *w);
 	PQ_CHECK(w, err, PQ_ENOMEM, "out of memory for the writer");
 	w->fd = fd;
+	w->offset = offset;
 	w->nworkers = 1;
 	pq_arena_init(&w->arena, 0);
 	if (opts)
@@ -229,13 +233,37 @@ pq_status pq_writer_open(pq_writer **out, int fd, const pq_schema_element *schem
 		st = pq_wcol_new(w, i, &w->schema[i + 1], &w->cols[i], err);
 	if (st == PQ_OK)
 		st = pq_wcrypt_open(w, err);
-	if (st == PQ_OK)
+	if (st == PQ_OK && magic)
 		st = pq_writer_put(w, (const uint8_t *)pq_wcrypt_magic(w), 4, err);
 	if (st != PQ_OK) {
 		pq_writer_free(w);
 		return st;
 	}
 	*out = w;
+	return PQ_OK;
+}
+
+pq_status pq_writer_open(pq_writer **out, int fd, const pq_schema_element *schema, uint32_t n,
+			 const pq_write_options *opts, const pq_key_value *key_values,
+			 uint32_t n_key_values, pq_error *err)
+{
+	return writer_open(out, fd, 0, true, schema, n, opts, key_values, n_key_values, err);
+}
+
+pq_status pq_writer_open_at(pq_writer **out, int fd, uint64_t offset, uint32_t first_rg,
+			    const pq_schema_element *schema, uint32_t n,
+			    const pq_write_options *opts, pq_error *err)
+{
+	if (out)
+		*out = NULL;
+	/* the existing footer is kept as it is: no key can be added to it */
+	PQ_CHECK(!opts || (!opts->footer_key && !opts->n_column_keys), err, PQ_EUNSUPPORTED,
+		 "row groups appended to a file cannot be encrypted");
+	PQ_CHECK(offset >= 4 && first_rg < INT32_MAX, err, PQ_EINVAL,
+		 "appending at offset %llu after %u row groups", (unsigned long long)offset,
+		 first_rg);
+	PQ_TRY(writer_open(out, fd, offset, false, schema, n, opts, NULL, 0, err));
+	(*out)->rg_base = first_rg;
 	return PQ_OK;
 }
 
@@ -331,9 +359,9 @@ static pq_status end_row_group(pq_writer *w, pq_error *err)
 	rg->has_file_offset = true;
 	rg->file_offset = rg->columns.v[0].file_offset;
 	rg->has_total_compressed_size = true;
-	if (w->nrgs <= INT16_MAX) {
+	if ((uint64_t)w->rg_base + w->nrgs <= INT16_MAX) {
 		rg->has_ordinal = true;
-		rg->ordinal = (int16_t)w->nrgs;
+		rg->ordinal = (int16_t)(w->rg_base + w->nrgs);
 	}
 	w->nrgs++;
 	w->rows += (int64_t)rows;
@@ -452,8 +480,15 @@ pq_status pq_writer_close(pq_writer *w, pq_write_stats *stats, pq_error *err)
 	pq_status st = end_row_group(w, err);
 	if (st == PQ_OK)
 		st = put_deferred(w, err);
-	if (st == PQ_OK)
+	if (st == PQ_OK && w->base_footer) {
+		pq_buf f = PQ_BUF_INIT;
+		st = pq_writer_append_footer(w, &f, err);
+		if (st == PQ_OK)
+			st = pq_writer_put(w, f.p, f.len, err);
+		pq_buf_free(&f);
+	} else if (st == PQ_OK) {
 		st = put_footer(w, err);
+	}
 	if (st != PQ_OK) {
 		w->failed = true;
 		return st;
@@ -465,6 +500,17 @@ pq_status pq_writer_close(pq_writer *w, pq_write_stats *stats, pq_error *err)
 		stats->bytes_out = w->offset;
 	}
 	return PQ_OK;
+}
+
+pq_status pq_writer_close_append(pq_writer *w, const uint8_t *footer, size_t len,
+				 pq_write_stats *stats, pq_error *err)
+{
+	PQ_TRY(usable(w, err));
+	PQ_CHECK(footer && len && w->rg_base < INT32_MAX, err, PQ_EINVAL,
+		 "pq_writer_close_append: no footer to extend (open with pq_writer_open_at)");
+	w->base_footer = footer;
+	w->base_footer_len = len;
+	return pq_writer_close(w, stats, err);
 }
 
 void pq_writer_free(pq_writer *w)

@@ -303,6 +303,12 @@ struct pq_writer {
 	_Atomic bool failed;      /* a write failed: the file is unusable (set by any worker) */
 	bool closed;
 	pq_wcrypt *crypt;         /* modular encryption, NULL without */
+	/* appending (pq_writer_open_at, writer_append.c): the ordinal of the
+	 * first row group written, and the existing file's footer that
+	 * close extends instead of writing one of its own */
+	uint32_t rg_base;
+	const uint8_t *base_footer;
+	size_t base_footer_len;
 };
 
 /* ---- modular encryption (writer_crypt.c) ---------------------------------- */
@@ -320,6 +326,12 @@ pq_status pq_wcrypt_seal_column(pq_writer *w, uint32_t rg, uint32_t col, pq_colu
 				pq_error *err);
 /* encryption_algorithm and footer_signing_key_metadata of a plaintext footer. */
 void pq_wcrypt_footer_fields(const pq_writer *w, pq_file_meta_data *md);
+
+/* ---- appending (writer_append.c) ------------------------------------------ */
+
+/* The footer of an appended file: base_footer with w's row groups added
+ * (pq_footer_splice), its length and the trailing magic, into out. */
+pq_status pq_writer_append_footer(pq_writer *w, pq_buf *out, pq_error *err);
 
 /* Writes n bytes at the writer's offset and advances it. */
 pq_status pq_writer_put(pq_writer *w, const uint8_t *p, size_t n, pq_error *err);
