@@ -10,7 +10,8 @@
 #   values.txt in a random row group at most 2 x its compressed size + the
 #   offset index + 64 KiB; staging: a CSV copied into staging/ is uploaded
 #   as PREFIX/<name>.parquet and reads back (DuckDB compares the values when
-#   available), a failed upload (PUT answered 500) fails cp with EIO and is
+#   available), `>>` appends rows to that object (uploaded whole, its old
+#   bytes kept; a bad line changes nothing), a failed upload (PUT answered 500) fails cp with EIO and is
 #   uploaded by the next mount; a prefix of 2,500 objects lists completely (3 pages of
 #   ListObjectsV2) without reading any; an ARUNA container (sealed by
 #   tests/aruna.py) shows metadata.txt in at most 3 GETs and one row group's
@@ -287,6 +288,37 @@ if cp "$WORK/st.csv" "$R/staging/st.csv"; then
 else
 	fail "staging: cp into staging/ failed"
 fi
+
+# ---- appending (issue 31): `>>` adds rows to the object, uploaded whole;
+# its old bytes up to the footer are kept as they were
+section append
+obj=$S3_DIR/bkt/data/st.parquet._S3rver_object
+cp "$obj" "$WORK/st.before"
+foff=$(python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+print(len(b) - 8 - struct.unpack("<I", b[-8:-4])[0])' "$WORK/st.before")
+s3_reset
+if printf '2001,name x,1.5\n2002,,\n' >> "$R/staging/st.csv"; then
+	read -r pu _ < <(s3_count PUT)
+	echo "requests: append to st.parquet: $pu PUT"
+	n=$(($(wc -l < "$R/st.parquet/data.csv") - 1))
+	[ "$n" = 2002 ] && [ "$(tail -1 "$R/st.parquet/data.csv")" = "2002,," ] &&
+		ok "append: st.parquet has 2002 rows, the last two appended" ||
+		fail "append: $n rows, last $(tail -1 "$R/st.parquet/data.csv")"
+	cmp -s -n "$foff" "$obj" "$WORK/st.before" && ok "append: the object's old bytes kept ($foff)" ||
+		fail "append: the old bytes of st.parquet changed"
+	[ ! -e "$R/staging/st.csv" ] || fail "append: st.csv stayed in staging/: $(cat "$R/staging/st.csv.error" 2>&1)"
+else
+	fail "append: >> to staging/st.csv failed: $(cat "$R/staging/st.csv.error" 2>&1)"
+fi
+cp "$obj" "$WORK/st.mid"
+printf '2003,y,zz\n' | cat >> "$R/staging/st.csv" 2>/dev/null &&
+	fail "append: a bad line did not fail the close"
+cmp -s "$obj" "$WORK/st.mid" && grep -q 'line 1, column 3 (score)' "$R/staging/st.csv.error" &&
+	ok "append: a bad line changes nothing: $(cat "$R/staging/st.csv.error")" ||
+	fail "append: after a bad line: $(cat "$R/staging/st.csv.error" 2>&1)"
+rm -f "$R/staging/st.csv"
 umount_fs "$R"
 
 # ---- a failed upload: cp fails with EIO and an .error; the staged bytes
