@@ -31,8 +31,9 @@ void stg_ahead_arm(pfs_staging *s, stg_ent *e, uint64_t size)
 {
 	stg_ahead_drop(s, e);
 	stg_type t = stg_type_of(e->name);
+	/* (an append's rows are typed by its target's schema: nothing to infer) */
 	e->ahead_armed = size == 0 && e->writers == 1 && (t == STG_T_CSV || t == STG_T_TSV) &&
-			 stg_codec_of(e->name) == PQ_INPUT_PLAIN;
+			 stg_codec_of(e->name) == PQ_INPUT_PLAIN && !stg_append_wanted(s, e->rel);
 }
 
 void stg_ahead_wrote(pfs_staging *s, stg_ent *e, int fd, uint64_t off, size_t n)
