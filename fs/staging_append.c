@@ -203,6 +203,10 @@ pq_status stg_append_convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int
 			       "containers (-o container=aruna); nothing was changed", e->name, base);
 	pq_source *old = NULL;
 	pq_identity before, now;
+	struct stat tst;
+	bool local = s->fs->opts->source_kind == PFS_SRC_LOCAL;
+	if (local && pfs_source_stat(s->fs, trel, &tst) != 0)
+		local = false; /* (gone: the open says so) */
 	pq_status st = pfs_source_open_rel(s->fs, trel, &old, &before, err);
 	if (st != PQ_OK)
 		return pq_context(err, "%s: cannot append", e->name);
@@ -226,6 +230,14 @@ pq_status stg_append_convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int
 		st = pq_fail(err, PQ_EIO, "%s: %s changed while rows were appended to it; nothing "
 			     "was changed", e->name, base);
 	pq_source_unref(old);
+	/* an append changes the file, not whose it is or who may read it (as
+	 * O_APPEND on a local file): the new file takes the old one's owner
+	 * when the daemon may give it, then its mode */
+	if (st == PQ_OK && local &&
+	    ((geteuid() == 0 && fchown(out, tst.st_uid, tst.st_gid) != 0) ||
+	     fchmod(out, tst.st_mode & 07777) != 0))
+		st = pq_fail(err, PQ_EIO, "%s: cannot give the appended %s its mode and owner: %s",
+			     e->name, base, strerror(errno));
 	if (st == PQ_OK) {
 		*rows = stats.rows;
 		pfs_log(LOG_INFO, "staging: %s: %llu rows appended to %s in %llu row groups, now "

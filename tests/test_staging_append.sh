@@ -5,7 +5,7 @@
 #
 #   the loop of the issue (a header written with >, three rows with >>)
 #   gives 3 rows with columns id,name (data.csv, and DuckDB when at hand);
-#   the old row groups stay byte for byte (chunk.bin of row group 0, and
+#   the old row groups stay byte for byte, and the file its mode and owner (chunk.bin of row group 0, and
 #   the old file up to its footer is a prefix of the new one); rows are
 #   typed by the file's schema (a DOUBLE column takes an integer); a line
 #   that does not fit fails the close (the writer's exit status), says its
@@ -130,6 +130,16 @@ echo '54,ok,1' >> "$S/big.csv" || fail "append after rm: exit $?"
 [ "$(tail -1 "$M/big.parquet/data.csv")" = "54,ok,1" ] && ok "after rm, a new >> appends again" ||
 	fail "after rm and >>: last row $(tail -1 "$M/big.parquet/data.csv")"
 
+# an append keeps the file's mode and owner (as O_APPEND would)
+chmod 0640 "$SRC/big.parquet"
+chown 65534:65534 "$SRC/big.parquet"
+echo '55,m,0' >> "$S/big.csv" || fail "append to a 0640 file of uid 65534: exit $?"
+[ "$(stat -c '%a %u %g' "$SRC/big.parquet")" = "640 65534 65534" ] &&
+	ok "the appended file keeps mode 640 and owner 65534" ||
+	fail "after the append: mode, owner $(stat -c '%a %u %g' "$SRC/big.parquet")"
+[ "$(tail -1 "$M/big.parquet/data.csv")" = "55,m,0" ] || fail "55,m,0 not appended"
+chown 0:0 "$SRC/big.parquet"
+
 # ---- TSV, a name staging/ holds, no Parquet file ---------------------------
 printf '56\tt56\t2.5\n' >> "$S/big.tsv" || fail "append to big.tsv: exit $?"
 [ "$(tail -1 "$M/big.parquet/data.csv")" = "56,t56,2.5" ] && ok ">> to big.tsv appends too" ||
@@ -153,7 +163,7 @@ exec 3>&-
 	ok "writes published one by one through a kept descriptor: each row once" ||
 	fail "after exec 3>>: $(tail -5 "$M/big.parquet/data.csv" | tr '\n' ' ')"
 n=$(($(wc -l < "$M/big.parquet/data.csv") - 1))
-[ "$n" = 59 ] && ok "59 rows, none twice" || fail "$n rows in big.parquet, expected 59"
+[ "$n" = 60 ] && ok "60 rows, none twice" || fail "$n rows in big.parquet, expected 60"
 umount_fs "$M"
 
 # ---- -o replace=no, then kill -9 before the close -------------------------
