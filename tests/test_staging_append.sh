@@ -17,7 +17,9 @@
 #   file refuse with a clear .error and stay as they were; kill -9 with
 #   `>>` open leaves the file as it was (the remount says "never closed"),
 #   and a closed append found in the store at mount is appended (never
-#   taken for a whole CSV).
+#   taken for a whole CSV); with -o allow_other another user appends to a
+#   file it may read and write (which stays its owner's), and gets EACCES
+#   for one it may only write.
 #
 # Makes its own files (parquetfs-convert); the nested and encrypted cases
 # use ../shared/testdata when it is there.
@@ -209,6 +211,34 @@ n=$(($(wc -l < "$M/loop.parquet/data.csv") - 1))
 	ok "recovery at mount appends a closed append's rows (7 rows)" ||
 	fail "recovery of a closed append: $n rows, $(head -2 "$M/loop.parquet/data.csv" | tr '\n' ' ')"
 [ -e "$SRC/.parquetfs/staging/loop.csv.append" ] && fail "the .append marker stayed after recovery"
+
+# ---- another user, -o allow_other (root daemon): an append needs read -----
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	umount_fs "$M"
+	NU=$(id -u nobody); NG=$(id -g nobody)
+	chmod 755 "$WORK"
+	chmod 777 "$SRC" # (not sticky: there only an owner may replace a file)
+	cp "$SRC/loop.parquet" "$SRC/open.parquet"; chmod 666 "$SRC/open.parquet"
+	cp "$SRC/loop.parquet" "$SRC/wonly.parquet"; chmod 622 "$SRC/wonly.parquet"
+	mount_fs "$M" -o allow_other "$SRC" || finish
+	as_user() { setpriv --reuid="$NU" --regid="$NG" --clear-groups -- "$@"; }
+	as_user /bin/sh -c "echo '61,u' >> '$S/open.csv'" || fail "uid $NU appending to a 0666 file: exit $?"
+	[ "$(tail -1 "$M/open.parquet/data.csv")" = "61,u" ] &&
+		[ "$(stat -c '%a %u' "$SRC/open.parquet")" = "666 0" ] &&
+		ok "uid $NU appends to root's 0666 file; it stays root's, 666" ||
+		fail "uid $NU's append: $(tail -1 "$M/open.parquet/data.csv"), $(stat -c '%a %u' "$SRC/open.parquet")"
+	cp "$SRC/wonly.parquet" "$WORK/wonly.before"
+	if as_user /bin/sh -c "echo '62,u' >> '$S/wonly.csv'" 2>"$WORK/sh.err"; then
+		fail "uid $NU appended to a file it may not read (0622)"
+	else
+		grep -q "Permission denied" "$WORK/sh.err" && ok "appending to a file one may not read: $(cat "$WORK/sh.err")" ||
+			fail "appending to a 0622 file: $(cat "$WORK/sh.err")"
+	fi
+	cmp -s "$SRC/wonly.parquet" "$WORK/wonly.before" || fail "wonly.parquet changed"
+	[ -e "$S/wonly.csv" ] && fail "a refused append stays in staging/"
+else
+	echo "note: not root, or no setpriv or user nobody: the second-user checks are skipped"
+fi
 
 # ---- files that cannot take rows -------------------------------------------
 if [ -d "$DATA" ]; then
