@@ -109,6 +109,20 @@ int stg_append_begin(pfs_staging *s, stg_ent *e, int flags, const pfs_cred *c)
 	return 1;
 }
 
+bool stg_append_stale(pfs_staging *s, const char *dir, const char *name)
+{
+	size_t n = strlen(name), k = strlen(STG_MARK_APPEND);
+	char rel[PATH_MAX], p[PATH_MAX];
+	struct stat st;
+	if (n <= k || strcmp(name + n - k, STG_MARK_APPEND) || stg_join(dir, name, rel, sizeof rel))
+		return false;
+	rel[strlen(rel) - k] = '\0'; /* the staged name */
+	if (stg_store_path(s, rel, NULL, p, sizeof p) || lstat(p, &st) == 0)
+		return false;
+	stg_append_forget(s, rel);
+	return true;
+}
+
 bool stg_append_empty(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
 {
 	struct stat st;

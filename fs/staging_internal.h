@@ -159,6 +159,10 @@ int stg_append_begin(pfs_staging *s, stg_ent *e, int flags, const pfs_cred *c);
  * CSV again (truncated, removed, or published). */
 bool stg_append_wanted(const pfs_staging *s, const char *rel);
 void stg_append_forget(pfs_staging *s, const char *rel);
+/* Recovery: name (in store directory dir) is an append marker whose
+ * staged file is gone (published while a dup kept it, then a crash):
+ * removed, so no later file of the name is taken for an append. */
+bool stg_append_stale(pfs_staging *s, const char *dir, const char *name);
 /* An append with no byte yet closes as nothing to do (true): with
  * handles_open it stays staged, as it is; at the last close it goes, and
  * the target is not touched. false: not an empty append. */

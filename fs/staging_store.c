@@ -259,6 +259,8 @@ static void recover_markers(pfs_staging *s, const char *rel, DIR *d)
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		const char *name = de->d_name;
+		if (stg_append_stale(s, rel, name))
+			continue;
 		bool open_m = has_suffix(name, STG_MARK_OPEN);
 		bool done_m = has_suffix(name, STG_MARK_DONE);
 		bool err_tmp = has_suffix(name, STG_ERROR ".tmp");

@@ -211,6 +211,13 @@ n=$(($(wc -l < "$M/loop.parquet/data.csv") - 1))
 	ok "recovery at mount appends a closed append's rows (7 rows)" ||
 	fail "recovery of a closed append: $n rows, $(head -2 "$M/loop.parquet/data.csv" | tr '\n' ' ')"
 [ -e "$SRC/.parquetfs/staging/loop.csv.append" ] && fail "the .append marker stayed after recovery"
+# a marker left without its staged file (published while a dup kept it,
+# then a crash) is removed at mount
+umount_fs "$M"
+echo 7 > "$SRC/.parquetfs/staging/gone.csv.append"
+mount_fs "$M" "$SRC" || finish
+for i in $(seq 50); do [ -e "$SRC/.parquetfs/staging/gone.csv.append" ] || break; sleep 0.2; done
+[ -e "$SRC/.parquetfs/staging/gone.csv.append" ] && fail "a stale .append marker stayed after the mount"
 
 # ---- another user, -o allow_other (root daemon): an append needs read -----
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
