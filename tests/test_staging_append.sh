@@ -7,7 +7,8 @@
 #   gives 3 rows with columns id,name (data.csv, and DuckDB when at hand);
 #   the old row groups stay byte for byte, and the file its mode and owner (chunk.bin of row group 0, and
 #   the old file up to its footer is a prefix of the new one); rows are
-#   typed by the file's schema (a DOUBLE column takes an integer); a line
+#   typed by the file's schema (a DOUBLE column takes an integer; a file
+#   DuckDB wrote takes its DECIMAL, DATE and INTEGER(32) rows); a line
 #   that does not fit fails the close (the writer's exit status), says its
 #   line and column in .error, and changes nothing; rm of the staged file
 #   then ends the append; `>>` to a name staging/ holds appends to its
@@ -115,6 +116,17 @@ grep -q "num_rows: 53\|num_rows 53\|53 rows" "$M/big.parquet/metadata.txt" ||
 	fail "metadata.txt does not say 53 rows: $(grep -i rows "$M/big.parquet/metadata.txt" | head -3)"
 tail -1 "$M/big.parquet/verify.txt" | grep -qx OK && ok "verify.txt of the appended file: OK" ||
 	fail "verify.txt: $(tail -3 "$M/big.parquet/verify.txt")"
+
+# ---- a file DuckDB wrote (its codec, FLBA DECIMAL, DATE, INTEGER(32)) -----
+if [ -n "$DUCK" ]; then
+	"$DUCK" "COPY (SELECT i::INTEGER AS id, 'v' || i AS s, i * 0.5 AS d, DATE '2024-01-01' + i::INTEGER AS dt FROM range(1, 1001) t(i)) TO '$SRC/duck.parquet' (FORMAT parquet)" >/dev/null ||
+		fail "DuckDB COPY TO duck.parquet"
+	printf '1001,v1001,500.5,2026-11-28\n1002,,,\n' >> "$S/duck.csv" || fail "append to DuckDB's file: exit $?"
+	got=$("$DUCK" "SELECT count(*), max(id), sum(d), max(dt), count(s) FROM '$SRC/duck.parquet'" 2>&1)
+	[ "$got" = "$(printf '1002\t1002\t250750.5\t2026-11-28\t1001')" ] &&
+		ok "DuckDB reads its own file with 2 rows appended: $got" ||
+		fail "DuckDB on duck.parquet after the append: $got $(cat "$S/duck.csv.error" 2>/dev/null)"
+fi
 
 # ---- a line that does not fit: the close fails, nothing changes ------------
 cp "$SRC/big.parquet" "$WORK/big.mid"
