@@ -41,9 +41,11 @@ typedef struct col {
 	uint16_t rep[MAXSLOTS], def[MAXSLOTS];
 	bool has_rep, has_def;
 	uint16_t max_def;
-	int type;                 /* PQ_INT32, PQ_INT64, PQ_BYTE_ARRAY */
+	int type;                 /* PQ_INT32, PQ_INT64, PQ_BYTE_ARRAY, PQ_FIXED_LEN_BYTE_ARRAY */
 	int64_t ival[MAXSLOTS];   /* values of the defined slots, in order */
 	int32_t i32[MAXSLOTS];
+	uint8_t fixed[MAXSLOTS * 16]; /* FIXED_LEN_BYTE_ARRAY values, type_length each */
+	int32_t type_length;
 	pq_bytes sval[MAXSLOTS];
 	size_t nvals;
 	int extra_values;         /* hostile: values a batch claims beyond the levels */
@@ -105,6 +107,17 @@ static inline void col_strs(col *c, const char *spec, uint16_t max_def, uint16_t
 	}
 }
 
+/* FIXED_LEN_BYTE_ARRAY(len) values, len <= 16, back to back in v. */
+static inline void col_fixed(col *c, const char *spec, uint16_t max_def, uint16_t max_rep,
+			     int32_t len, const uint8_t *v)
+{
+	col_levels(c, spec, max_def, max_rep > 0, max_def > 0);
+	ck_assert(len >= 1 && len <= 16);
+	c->type = PQ_FIXED_LEN_BYTE_ARRAY;
+	c->type_length = len;
+	memcpy(c->fixed, v, c->nvals * (size_t)len);
+}
+
 /* Binary values with explicit lengths (variant bytes hold NULs). */
 static inline void col_bins(col *c, const char *spec, uint16_t max_def, uint16_t max_rep,
 			    const pq_bytes *v)
@@ -137,7 +150,10 @@ static inline pq_status col_next(void *ctx, pq_leaf_cursor *cur, pq_error *err)
 		cur->vals.v.i64 = c->ival + c->vfed;
 	else if (c->type == PQ_INT32)
 		cur->vals.v.i32 = c->i32 + c->vfed;
-	else
+	else if (c->type == PQ_FIXED_LEN_BYTE_ARRAY) {
+		cur->vals.type_length = c->type_length;
+		cur->vals.v.fixed = c->fixed + c->vfed * (size_t)c->type_length;
+	} else
 		cur->vals.v.ba = c->sval + c->vfed;
 	c->fed += k;
 	c->vfed += nv;

@@ -281,6 +281,159 @@ START_TEST(test_variant_typed_types)
 }
 END_TEST
 
+/* ---- typed_value types against the shredding table ------------------------- */
+
+/* Row 1's typed_value of a leaf of physical type ph (FLBA width tl): 5,
+ * "abc", "abcd" or bytes 0..15, whichever the type holds. */
+static void typed_fill(col *c, int ph, int32_t tl)
+{
+	static const uint8_t b16[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+	if (ph == PQ_INT32)
+		col_int32s(&c[2], "0:1 0:0", 1, 0, (int32_t[]){5});
+	else if (ph == PQ_INT64)
+		col_ints(&c[2], "0:1 0:0", 1, 0, (int64_t[]){5});
+	else if (ph == PQ_BYTE_ARRAY)
+		col_strs(&c[2], "0:1 0:0", 1, 0, (const char *const[]){"abc"});
+	else
+		col_fixed(&c[2], "0:1 0:0", 1, 0, tl, tl == 4 ? (const uint8_t *)"\0\0\0\5" : b16);
+}
+
+static pq_schema_element *lt_int(pq_schema_element *t, int8_t width, bool is_signed)
+{
+	t->has_logicalType = t->logicalType.has_INTEGER = true;
+	t->logicalType.INTEGER.bitWidth = width;
+	t->logicalType.INTEGER.isSigned = is_signed;
+	return t;
+}
+
+static pq_schema_element *lt_dec(pq_schema_element *t, int32_t precision, int32_t scale)
+{
+	t->has_logicalType = t->logicalType.has_DECIMAL = true;
+	t->logicalType.DECIMAL.precision = precision;
+	t->logicalType.DECIMAL.scale = scale;
+	return t;
+}
+
+/* A required variant whose typed_value is physical ph (FLBA width tl),
+ * annotated by the statements that follow, row 1 rendering as want. */
+#define TYPED(ph, tl, want, ...)                                                  \
+	do {                                                                      \
+		typed_start(&e);                                                  \
+		pq_schema_element *t = prim(&e, "typed_value", PQ_OPTIONAL, ph); \
+		if (tl) {                                                         \
+			t->has_type_length = true;                                \
+			t->type_length = tl;                                      \
+		}                                                                 \
+		__VA_ARGS__;                                                      \
+		typed_fill(c, ph, tl);                                            \
+		typed_run(&e, c, want);                                           \
+	} while (0)
+
+/* Every row of VariantShredding.md's "Shredded Value Types" table that the
+ * helpers can feed renders its value; every type the table does not allow
+ * (an unsigned or mis-sized INTEGER, an annotation on the wrong physical
+ * type, ENUM, JSON, BSON, a bare or mis-sized FIXED_LEN_BYTE_ARRAY, a
+ * decimal too wide for its Variant decimal, a union of two annotations)
+ * is the hex of `value` (null here: "0x"), whatever the render type
+ * would make of it. */
+START_TEST(test_variant_typed_table)
+{
+	els e;
+	col c[3];
+	/* allowed */
+	TYPED(PQ_INT32, 0, "5", (void)t);                            /* int32 */
+	TYPED(PQ_INT32, 0, "5", lt_int(t, 8, true));                 /* int8 */
+	TYPED(PQ_INT32, 0, "5", lt_int(t, 16, true));                /* int16 */
+	TYPED(PQ_INT32, 0, "5", lt_int(t, 32, true));                /* int32, annotated */
+	TYPED(PQ_INT32, 0, "5", conv(t, PQ_CT_INT_8));               /* int8, legacy */
+	TYPED(PQ_INT64, 0, "5", (void)t);                            /* int64 */
+	TYPED(PQ_INT64, 0, "5", lt_int(t, 64, true));
+	TYPED(PQ_INT32, 0, "0.05", lt_dec(t, 9, 2));                 /* decimal4 */
+	TYPED(PQ_INT64, 0, "0.05", lt_dec(t, 18, 2));                /* decimal8 */
+	TYPED(PQ_FIXED_LEN_BYTE_ARRAY, 4, "0.05", lt_dec(t, 9, 2));  /* decimal16 */
+	TYPED(PQ_INT32, 0, "\"1970-01-06\"", t->has_logicalType = t->logicalType.has_DATE = true);
+	TYPED(PQ_INT64, 0, "\"1970-01-01T00:00:00.000005Z\"", conv(t, PQ_CT_TIMESTAMP_MICROS));
+	TYPED(PQ_BYTE_ARRAY, 0, "\"0x616263\"", (void)t);           /* binary */
+	TYPED(PQ_BYTE_ARRAY, 0, "\"abc\"", t->has_logicalType = t->logicalType.has_STRING = true);
+	TYPED(PQ_BYTE_ARRAY, 0, "\"abc\"", conv(t, PQ_CT_UTF8));
+	TYPED(PQ_FIXED_LEN_BYTE_ARRAY, 16, "\"00010203-0405-0607-0809-0a0b0c0d0e0f\"",
+	      t->has_logicalType = t->logicalType.has_UUID = true);
+	/* not in the table */
+	TYPED(PQ_INT32, 0, "\"0x\"", lt_int(t, 32, false));          /* INTEGER(32,false) */
+	TYPED(PQ_INT64, 0, "\"0x\"", lt_int(t, 64, false));
+	TYPED(PQ_INT32, 0, "\"0x\"", conv(t, PQ_CT_UINT_32));
+	TYPED(PQ_INT64, 0, "\"0x\"", lt_int(t, 8, true));            /* int8 is INT32 */
+	TYPED(PQ_INT64, 0, "\"0x\"", lt_int(t, 16, true));
+	TYPED(PQ_INT64, 0, "\"0x\"", conv(t, PQ_CT_INT_16));
+	TYPED(PQ_INT32, 0, "\"0x\"", lt_int(t, 64, true));
+	TYPED(PQ_FIXED_LEN_BYTE_ARRAY, 4, "\"0x\"", (void)t);        /* FIXED_LEN_BYTE_ARRAY(4) */
+	TYPED(PQ_FIXED_LEN_BYTE_ARRAY, 16, "\"0x\"", (void)t);
+	TYPED(PQ_FIXED_LEN_BYTE_ARRAY, 4, "\"0x\"",
+	      t->has_logicalType = t->logicalType.has_STRING = true);
+	TYPED(PQ_BYTE_ARRAY, 0, "\"0x\"", t->has_logicalType = t->logicalType.has_ENUM = true);
+	TYPED(PQ_BYTE_ARRAY, 0, "\"0x\"", conv(t, PQ_CT_ENUM));
+	TYPED(PQ_BYTE_ARRAY, 0, "\"0x\"", t->has_logicalType = t->logicalType.has_JSON = true);
+	TYPED(PQ_BYTE_ARRAY, 0, "\"0x\"", t->has_logicalType = t->logicalType.has_BSON = true);
+	TYPED(PQ_BYTE_ARRAY, 0, "\"0x\"", conv(t, PQ_CT_BSON));
+	TYPED(PQ_INT32, 0, "\"0x\"", t->has_logicalType = t->logicalType.has_STRING = true);
+	TYPED(PQ_INT64, 0, "\"0x\"", t->has_logicalType = t->logicalType.has_DATE = true);
+	TYPED(PQ_INT64, 0, "\"0x\"", conv(t, PQ_CT_TIME_MICROS));     /* UTC */
+	TYPED(PQ_INT32, 0, "\"0x\"", lt_dec(t, 10, 2));                /* decimal4 holds 9 */
+	TYPED(PQ_INT64, 0, "\"0x\"", lt_dec(t, 19, 2));
+	TYPED(PQ_INT32, 0, "\"0x\"", lt_dec(t, 4, 5));                 /* scale > precision */
+	TYPED(PQ_INT32, 0, "\"0x\"", lt_int(t, 8, true); t->logicalType.has_DATE = true);
+	TYPED(PQ_INT32, 0, "\"0x\"", t->has_logicalType = true; t->logicalType.unknown_member = 42);
+}
+END_TEST
+
+/* The issue's two files: an optional variant beside an id, its typed_value
+ * INTEGER(32,false) or FIXED_LEN_BYTE_ARRAY(4). The row is the hex of its
+ * `value` (null: "0x"), never null, and the report verify.txt prints
+ * counts it. */
+START_TEST(test_variant_typed_report)
+{
+	for (int k = 0; k < 2; k++) {
+		els e = {.n = 0};
+		grp(&e, "m", -1, 2);
+		prim(&e, "id", PQ_REQUIRED, PQ_INT32);
+		variant(&e, "var", PQ_OPTIONAL, 3);
+		prim(&e, "metadata", PQ_REQUIRED, PQ_BYTE_ARRAY);
+		prim(&e, "value", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+		col c[4];
+		col_int32s(&c[0], "0:0 0:0", 0, 0, (int32_t[]){1, 2});
+		col_bins(&c[1], "0:1 0:1", 1, 0, (pq_bytes[]){B(0x01, 0, 0), B(0x01, 0, 0)});
+		col_bins(&c[2], "0:1 0:2", 2, 0, (pq_bytes[]){B(0x0C, 7)});
+		pq_schema_element *t = prim(&e, "typed_value", PQ_OPTIONAL,
+					    k ? PQ_FIXED_LEN_BYTE_ARRAY : PQ_INT32);
+		if (k) {
+			t->has_type_length = true;
+			t->type_length = 4;
+			col_fixed(&c[3], "0:2 0:1", 2, 0, 4, (const uint8_t *)"abcd");
+		} else {
+			lt_int(t, 32, false);
+			col_int32s(&c[3], "0:2 0:1", 2, 0, (int32_t[]){12345});
+		}
+		pq_schema *s = build(&e);
+		expect_all(s, c, PQ_ROWS_JSONL, "{\"id\":1,\"var\":\"0x\"}\n{\"id\":2,\"var\":7}\n", 2);
+		pq_leaf_cursor cur[4];
+		cursors_for(c, 4, 0, cur);
+		pq_buf out = PQ_BUF_INIT;
+		uint64_t rows;
+		pq_error err = {0};
+		pq_variant_report rep = {0};
+		ck_assert_int_eq(pq_assemble_rows_report(s, cur, 100, PQ_ROWS_JSONL, &out, &rows,
+							 &rep, &err),
+				 PQ_OK);
+		ck_assert_uint_eq(rows, 2);
+		ck_assert_uint_eq(rep.errors, 1);
+		ck_assert_str_eq(rep.first_error,
+				 "a typed_value of a type the shredding table does not allow");
+		pq_buf_free(&out);
+		pq_schema_free(s);
+	}
+}
+END_TEST
+
 /* A group annotated VARIANT that is not shaped like one stays a group. */
 START_TEST(test_variant_bad_shape)
 {
@@ -336,6 +489,8 @@ int main(void)
 	tcase_add_test(tc, test_variant_report);
 	tcase_add_test(tc, test_variant_tags_arrays);
 	tcase_add_test(tc, test_variant_typed_types);
+	tcase_add_test(tc, test_variant_typed_table);
+	tcase_add_test(tc, test_variant_typed_report);
 	tcase_add_test(tc, test_variant_bad_shape);
 	tcase_add_test(tc, test_variant_in_list);
 	suite_add_tcase(s, tc);

@@ -58,30 +58,84 @@ static pq_status take_bytes(shred *c, const pq_node *n, uint16_t re, uint16_t dk
 	return PQ_OK;
 }
 
-/* Whether a typed_value leaf's type is one of the shredding table's. */
+/* A DECIMAL(p, s) as the table's decimal4 (INT32), decimal8 (INT64) or
+ * decimal16 (BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY): the precision the
+ * Variant decimal of that width holds, a scale within it. */
+static bool decimal_fits(int32_t physical, int32_t precision, int32_t scale)
+{
+	int32_t max = physical == PQ_INT32 ? 9 : physical == PQ_INT64 ? 18
+		      : physical == PQ_BYTE_ARRAY || physical == PQ_FIXED_LEN_BYTE_ARRAY ? 38 : 0;
+	return precision >= 1 && precision <= max && scale >= 0 && scale <= precision;
+}
+
+/* Whether a typed_value leaf's type is one of VariantShredding.md's
+ * "Shredded Value Types" table: its physical type and the one annotation
+ * it carries (the logical type when there is one, else the converted
+ * type), exactly. Decided on the element, not on the render type, which
+ * cannot tell a STRING from an ENUM or a binary from a BSON and drops an
+ * annotation that does not fit its physical type (INT(8) on INT64,
+ * STRING on INT32) instead of refusing it. */
 static bool shreddable(const pq_leaf *lf)
 {
-	const pq_render_type *t = &lf->render;
-	switch (t->kind) {
-	case PQ_R_BOOLEAN:
-	case PQ_R_FLOAT:
-	case PQ_R_DOUBLE:
-	case PQ_R_DECIMAL:
-	case PQ_R_DATE:
-	case PQ_R_UUID:
-		return true;
-	case PQ_R_INT:
-		return lf->physical == PQ_INT32 || lf->physical == PQ_INT64;
-	case PQ_R_TIME:
-		return lf->physical == PQ_INT64 && t->unit == PQ_MICROS && !t->utc;
-	case PQ_R_TIMESTAMP:
-		return lf->physical == PQ_INT64 && (t->unit == PQ_MICROS || t->unit == PQ_NANOS);
-	case PQ_R_STRING:
-	case PQ_R_BINARY:
-		return lf->physical == PQ_BYTE_ARRAY;
-	default:
-		return false;
+	const pq_schema_element *e = &lf->node->el;
+	int32_t ph = lf->physical;
+	const pq_logical_type *l = &e->logicalType;
+	int n = e->has_logicalType
+			? l->has_STRING + l->has_MAP + l->has_LIST + l->has_ENUM + l->has_DECIMAL +
+				  l->has_DATE + l->has_TIME + l->has_TIMESTAMP + l->has_INTEGER +
+				  l->has_UNKNOWN + l->has_JSON + l->has_BSON + l->has_UUID +
+				  l->has_FLOAT16 + l->has_VARIANT + l->has_GEOMETRY + l->has_GEOGRAPHY +
+				  (l->unknown_member != 0)
+			: 0;
+	if (n) { /* (an empty LogicalType says nothing: the converted type decides) */
+		if (n != 1 || l->unknown_member)
+			return false; /* several, or one this build does not know */
+		if (l->has_STRING)
+			return ph == PQ_BYTE_ARRAY;
+		if (l->has_DECIMAL)
+			return decimal_fits(ph, l->DECIMAL.precision, l->DECIMAL.scale);
+		if (l->has_DATE)
+			return ph == PQ_INT32;
+		if (l->has_TIME)
+			return ph == PQ_INT64 && !l->TIME.isAdjustedToUTC && l->TIME.unit.has_MICROS &&
+			       !l->TIME.unit.has_MILLIS && !l->TIME.unit.has_NANOS;
+		if (l->has_TIMESTAMP) {
+			const pq_time_unit_u *u = &l->TIMESTAMP.unit;
+			return ph == PQ_INT64 && !u->has_MILLIS && u->has_MICROS + u->has_NANOS == 1;
+		}
+		if (l->has_INTEGER) {
+			int8_t w = l->INTEGER.bitWidth;
+			return l->INTEGER.isSigned &&
+			       ((ph == PQ_INT32 && (w == 8 || w == 16 || w == 32)) ||
+				(ph == PQ_INT64 && w == 64));
+		}
+		if (l->has_UUID)
+			return ph == PQ_FIXED_LEN_BYTE_ARRAY && lf->type_length == 16;
+		return false; /* ENUM, JSON, BSON, FLOAT16, INTERVAL, geometry, ... */
 	}
+	if (e->has_converted_type) {
+		switch (e->converted_type) {
+		case PQ_CT_UTF8:
+			return ph == PQ_BYTE_ARRAY;
+		case PQ_CT_DECIMAL:
+			return e->has_precision && decimal_fits(ph, e->precision,
+								 e->has_scale ? e->scale : 0);
+		case PQ_CT_DATE:
+			return ph == PQ_INT32;
+		case PQ_CT_TIMESTAMP_MICROS: /* UTC: timestamptz(6) */
+			return ph == PQ_INT64;
+		case PQ_CT_INT_8:
+		case PQ_CT_INT_16:
+		case PQ_CT_INT_32:
+			return ph == PQ_INT32;
+		case PQ_CT_INT_64:
+			return ph == PQ_INT64;
+		default: /* TIME_MICROS is UTC; UINT_*, ENUM, JSON, BSON, INTERVAL, MILLIS */
+			return false;
+		}
+	}
+	return ph == PQ_BOOLEAN || ph == PQ_INT32 || ph == PQ_INT64 || ph == PQ_FLOAT ||
+	       ph == PQ_DOUBLE || ph == PQ_BYTE_ARRAY;
 }
 
 static pq_status put_value_bytes(shred *c, pq_bytes v, pq_buf *out)
