@@ -388,6 +388,7 @@ struct pfs_fs {
 	 * keys decide what decrypts and the build decides how it renders */
 	uint8_t key_fp[16];
 	atomic_bool index_warned;      /* the index dir's trouble was logged */
+	struct pfs_index_lru *index_lru; /* index_size: what this mount stored (size_pass.c) */
 	atomic_uint_fast64_t size_passes; /* size passes run (tests count the log lines) */
 	atomic_uint_fast64_t column_passes; /* columns measured alone (pfs_sizes_column) */
 	atomic_uint_fast64_t layout_loads; /* chunk layouts loaded for entries (logged at unmount) */

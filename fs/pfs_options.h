@@ -21,6 +21,8 @@
 #define PFS_DEFAULT_RETRIES 4
 #define PFS_DEFAULT_TIMEOUT 30
 #define PFS_DEFAULT_CACHE_DIR_SIZE ((uint64_t)1 << 30)
+#define PFS_DEFAULT_INDEX_SIZE ((uint64_t)256 << 20)
+#define PFS_INDEX_SIZE_MAX ((uint64_t)1 << 50)
 
 enum { PFS_SRC_LOCAL, PFS_SRC_S3, PFS_SRC_HTTP };
 
@@ -61,6 +63,8 @@ typedef struct pfs_options {
 	/* The size index's directory (absolute), NULL for none (index_dir=none,
 	 * or no cache directory to default to). */
 	char *index_dir;
+	uint64_t index_size;  /* its bound (index_size=, default 256M): LRU beyond it */
+	char *index_size_s;
 	/* The writer options (staging/ and parquetfs-convert alike): the core
 	 * defaults with codec= ... bloom_fpp= applied; bloom_columns points
 	 * into bloom_list. No encryption keys (resolved per file). */

@@ -78,4 +78,33 @@ int pfs_index_load(const char *dir, const pfs_index_key *key, uint32_t nrg, uint
 int pfs_index_store(const char *dir, const pfs_index_key *key, const pq_file_sizes *s,
 		    const pfs_file_shapes *shapes);
 
+/* ---- the bound (-o index_size; size_index_lru.c) -------------------------------------- */
+
+/* A mount's count of the bytes it stored into one index directory. */
+typedef struct pfs_index_lru pfs_index_lru;
+
+/* limit: the bound in bytes (at most PFS_INDEX_SIZE_MAX). NULL without memory
+ * (the index is then not bounded by this mount). */
+pfs_index_lru *pfs_index_lru_new(uint64_t limit);
+void pfs_index_lru_free(pfs_index_lru *b);
+/* The bytes key's entry takes on disk (its blocks, at least its length);
+ * 0 when there is none. */
+uint64_t pfs_index_taken(const char *dir, const pfs_index_key *key);
+/* After pfs_index_store wrote key's entry over one that took `before`
+ * bytes (pfs_index_taken before the store): counts what it added and,
+ * when the count passes the bound, removes the least recently used
+ * entries of dir down to 3/4 of it (one listing per quarter of the bound
+ * stored). An entry larger than the whole bound is removed at once. b may
+ * be NULL. */
+void pfs_index_lru_stored(pfs_index_lru *b, const char *dir, const pfs_index_key *key,
+			  uint64_t before);
+/* After key's entry served a load: it is the most recently used (its
+ * mtime set to now; best effort). */
+void pfs_index_touch(const char *dir, const pfs_index_key *key);
+/* Removes the least recently used entries of dir (oldest mtime first)
+ * until they take at most target bytes, and temporaries older than an
+ * hour; other files are left alone. Returns the bytes the entries left
+ * take. */
+uint64_t pfs_index_evict(const char *dir, uint64_t target);
+
 #endif

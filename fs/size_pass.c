@@ -80,6 +80,7 @@ void pfs_sizes_bg_init(pfs_fs *fs)
 	pthread_mutex_init(&fs->bg_lock, NULL);
 	pthread_cond_init(&fs->bg_cond, NULL);
 	fs->bg_running = 0;
+	fs->index_lru = fs->opts->index_dir ? pfs_index_lru_new(fs->opts->index_size) : NULL;
 }
 
 void pfs_sizes_bg_wait(pfs_fs *fs)
@@ -90,6 +91,8 @@ void pfs_sizes_bg_wait(pfs_fs *fs)
 	pthread_mutex_unlock(&fs->bg_lock);
 	pthread_cond_destroy(&fs->bg_cond);
 	pthread_mutex_destroy(&fs->bg_lock);
+	pfs_index_lru_free(fs->index_lru);
+	fs->index_lru = NULL;
 }
 
 static void shapes_now(shapes_job *j)
@@ -108,9 +111,13 @@ static void shapes_now(shapes_job *j)
 	/* a retired generation, or sizes evicted meanwhile: the index keeps
 	 * the sizes alone */
 	if (sh && so && !atomic_load(&pf->sz_cancel)) {
-		int wrc = pfs_index_store(fs->opts->index_dir, &j->ik, pfs_cobj_obj(so), sh);
+		const char *dir = fs->opts->index_dir;
+		uint64_t was = pfs_index_taken(dir, &j->ik);
+		int wrc = pfs_index_store(dir, &j->ik, pfs_cobj_obj(so), sh);
 		if (wrc)
 			index_trouble(fs, "cannot write", wrc);
+		else
+			pfs_index_lru_stored(fs->index_lru, dir, &j->ik, was);
 		keep_shapes(fs, pf, sh);
 	} else {
 		pfs_shapes_free(sh);
@@ -272,8 +279,10 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 		if (rc == -EINVAL)
 			pfs_log(LOG_INFO, "size index: %s: damaged or stale entry %s ignored",
 				pf->src->path, ik.name);
-		else if (rc == 0)
+		else if (rc == 0) {
 			pfs_log(LOG_DEBUG, "size index: %s: %s", pf->src->path, ik.name);
+			pfs_index_touch(dir, &ik); /* the most recently used (index_size) */
+		}
 	}
 	bool measured = false;
 	if (rc && run) {
@@ -290,9 +299,12 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	 * meanwhile, not here): a later load after an eviction finds it. */
 	int wrc = 0;
 	if (measured && dir) {
+		uint64_t was = pfs_index_taken(dir, &ik); /* a damaged or stale one */
 		wrc = pfs_index_store(dir, &ik, pfs_cobj_obj(*out), sh);
 		if (wrc)
 			index_trouble(fs, "cannot write", wrc);
+		else
+			pfs_index_lru_stored(fs->index_lru, dir, &ik, was);
 	}
 	if (rc == 0)
 		keep_shapes(fs, pf, sh);

@@ -30,6 +30,7 @@ static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("cache_size=%s", cache_size_s),
 	PFS_OPT("staging=%s", staging),
 	PFS_OPT("index_dir=%s", index_dir_s),
+	PFS_OPT("index_size=%s", index_size_s),
 	PFS_OPT("poll_us=%s", poll_us_s),
 	PFS_OPT("codec=%s", codec_s),
 	PFS_OPT("compression_level=%s", compression_level_s),
@@ -510,5 +511,12 @@ bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen)
 		return false;
 	if (!check_index_dir(o, msg, msglen))
 		return false;
+	o->index_size = PFS_DEFAULT_INDEX_SIZE;
+	if (o->index_size_s && (!pfs_parse_size(o->index_size_s, &o->index_size) ||
+				!o->index_size || o->index_size > PFS_INDEX_SIZE_MAX)) {
+		snprintf(msg, msglen, "index_size=%s: expected a size such as 256M or 1G "
+			 "(index_dir=none keeps no index)", o->index_size_s);
+		return false;
+	}
 	return pfs_options_check_writer(o, msg, msglen) && check_encryption(o, msg, msglen);
 }

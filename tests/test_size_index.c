@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "size_index.h"
@@ -323,6 +325,141 @@ START_TEST(unwritable_dir_fails_cleanly)
 }
 END_TEST
 
+/* ---- the bound (index_size, size_index_lru.c) ------------------------------------------ */
+
+static char *entry_path(const pfs_index_key *k)
+{
+	static char path[160];
+	snprintf(path, sizeof path, "%s/%s", dir, k->name);
+	return path;
+}
+
+static bool present(const pfs_index_key *k)
+{
+	struct stat st;
+	return stat(entry_path(k), &st) == 0;
+}
+
+static uint64_t taken(const char *path)
+{
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	uint64_t b = (uint64_t)st.st_blocks * 512, n = (uint64_t)st.st_size;
+	return b > n ? b : n;
+}
+
+/* Sets the entry's last use to t seconds after the epoch. */
+static void used_at(const pfs_index_key *k, time_t t)
+{
+	struct timespec ts[2] = {{t, 0}, {t, 0}};
+	ck_assert_int_eq(utimensat(AT_FDCWD, entry_path(k), ts, 0), 0);
+}
+
+/* The least recently used go first, and a load (touch) makes an entry the
+ * most recently used whatever its age; files that are not entries stay. */
+START_TEST(evicts_least_recently_used)
+{
+	pq_file_sizes *s = made_up();
+	pfs_index_key k[4];
+	char rel[16];
+	for (int i = 0; i < 4; i++) {
+		snprintf(rel, sizeof rel, "f%d.parquet", i);
+		k[i] = key_of(rel);
+		ck_assert_int_eq(pfs_index_store(dir, &k[i], s, NULL), 0);
+		used_at(&k[i], 1000000 + i); /* f0 oldest ... f3 newest */
+	}
+	uint64_t one = taken(entry_path(&k[0]));
+	char other[128];
+	snprintf(other, sizeof other, "%s/notes.txt", dir);
+	spill(other, (const uint8_t *)"not an entry", 12);
+	pfs_index_touch(dir, &k[0]); /* f0 was loaded: now the newest */
+	/* room for two: f1 and f2, the least recently used, go */
+	ck_assert_uint_eq(pfs_index_evict(dir, 2 * one), 2 * one);
+	ck_assert(present(&k[0]) && !present(&k[1]) && !present(&k[2]) && present(&k[3]));
+	struct stat st;
+	ck_assert_int_eq(stat(other, &st), 0);
+	/* what is left loads */
+	pq_file_sizes *back = NULL;
+	ck_assert_int_eq(pfs_index_load(dir, &k[0], NRG, NCOL, &back, NULL), 0);
+	pq_file_sizes_free(back);
+	/* a writer's temporary is removed once it is stale, not before */
+	char tmp[160], fresh[160];
+	snprintf(tmp, sizeof tmp, "%s/.%s.tmp-123", dir, k[1].name);
+	snprintf(fresh, sizeof fresh, "%s/.%s.tmp-456", dir, k[2].name);
+	spill(tmp, (const uint8_t *)"x", 1);
+	spill(fresh, (const uint8_t *)"x", 1);
+	struct timespec old[2] = {{1000, 0}, {1000, 0}};
+	ck_assert_int_eq(utimensat(AT_FDCWD, tmp, old, 0), 0);
+	ck_assert_uint_eq(pfs_index_evict(dir, 2 * one), 2 * one);
+	ck_assert_int_ne(stat(tmp, &st), 0);
+	ck_assert_int_eq(stat(fresh, &st), 0);
+	pq_file_sizes_free(s);
+}
+END_TEST
+
+/* Stored one after the other through a bound of five entries, the
+ * directory never holds more than the bound, the newest entry is always
+ * there, and the directory is listed once per quarter of the bound
+ * stored, not at every store (entries removed come in batches). */
+START_TEST(bound_holds_while_storing)
+{
+	pq_file_sizes *s = made_up();
+	pfs_index_key k0 = key_of("probe.parquet");
+	ck_assert_int_eq(pfs_index_store(dir, &k0, s, NULL), 0);
+	uint64_t one = taken(entry_path(&k0));
+	unlink(entry_path(&k0));
+	pfs_index_lru *b = pfs_index_lru_new(5 * one);
+	ck_assert_ptr_nonnull(b);
+	pfs_index_key k[40];
+	char rel[16];
+	unsigned removals = 0, held_before = 0;
+	for (int i = 0; i < 40; i++) {
+		snprintf(rel, sizeof rel, "g%d.parquet", i);
+		k[i] = key_of(rel);
+		ck_assert_int_eq(pfs_index_store(dir, &k[i], s, NULL), 0);
+		used_at(&k[i], 2000000 + i);
+		pfs_index_lru_stored(b, dir, &k[i], 0);
+		unsigned held = 0;
+		for (int j = 0; j <= i; j++)
+			held += present(&k[j]);
+		ck_assert_uint_le((uint64_t)held * one, 5 * one);
+		ck_assert(present(&k[i]));
+		/* the oldest go: what is there is the newest `held` */
+		for (int j = 0; j <= i; j++)
+			ck_assert_int_eq(present(&k[j]), j > i - (int)held);
+		if (held < held_before + 1)
+			removals++;
+		held_before = held;
+	}
+	/* 5 entries, down to 3 (3/4 of the bound) each time: a listing every
+	 * 2-3 stores, not at each */
+	ck_assert_uint_le(removals, 40 / 2);
+	ck_assert_uint_ge(removals, 40 / 4);
+	/* rewriting an entry (the chunk shapes added) counts its growth only:
+	 * nothing else goes */
+	for (int r = 0; r < 20; r++) {
+		uint64_t was = pfs_index_taken(dir, &k[39]);
+		ck_assert_uint_eq(was, one);
+		ck_assert_int_eq(pfs_index_store(dir, &k[39], s, NULL), 0);
+		pfs_index_lru_stored(b, dir, &k[39], was);
+	}
+	unsigned held = 0;
+	for (int j = 0; j < 40; j++)
+		held += present(&k[j]);
+	ck_assert_uint_eq(held, held_before);
+	/* an entry larger than the whole bound is not kept */
+	pfs_index_lru *tiny = pfs_index_lru_new(one / 2);
+	pfs_index_key big = key_of("big.parquet");
+	ck_assert_int_eq(pfs_index_store(dir, &big, s, NULL), 0);
+	pfs_index_lru_stored(tiny, dir, &big, 0);
+	ck_assert(!present(&big));
+	ck_assert(present(&k[39]));
+	pfs_index_lru_free(tiny);
+	pfs_index_lru_free(b);
+	pq_file_sizes_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("size_index");
@@ -334,6 +471,8 @@ static Suite *suite(void)
 	tcase_add_test(t, keys_differ);
 	tcase_add_test(t, damage_is_never_trusted);
 	tcase_add_test(t, unwritable_dir_fails_cleanly);
+	tcase_add_test(t, evicts_least_recently_used);
+	tcase_add_test(t, bound_holds_while_storing);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -8,7 +8,8 @@
 #   index (a remount runs no pass and, for ls -lR, loads no chunk layout:
 #   the sizes of pages/ and dictionary/ come from the index's chunk shapes,
 #   and equal the bytes read; a damaged index entry is rebuilt, never
-#   trusted); a source file replaced during the mount gets new sizes.
+#   trusted; index_size bounds it, the least recently used entries going
+#   first); a source file replaced during the mount gets new sizes.
 #
 # "A size pass ran" is the daemon's log line "size pass: PATH (...)"; at
 # unmount the daemon logs "mount totals: N size passes, M chunk layouts
@@ -246,6 +247,53 @@ python3 "$WALK" "$MNT" --pages 2 small.parquet >/dev/null &&
 	grep -q "size index $WORK/notadir/x" "$WORK/daemon.log" && ok "unwritable index_dir: sizes exact, one log line" ||
 	fail "unwritable index_dir"
 umount_fs "$MNT"
+
+# ---- index_size: a bound, least recently used entries go ------------------------------
+# Six copies of small.parquet (one entry each, all of one size), a bound of
+# 4.5 entries: a pass stored past it removes the oldest down to 3/4 of it.
+# A load makes an entry the most recently used: it outlives older writes.
+LSRC=$WORK/lru_src
+LRU=$WORK/lru
+mkdir -p "$LSRC" "$LRU"
+for i in 1 2 3 4 5 6; do cp "$SRC/small.parquet" "$LSRC/s$i.parquet"; done
+taken() { stat -c '%b %B %s' "$@" | awk '{ b = $1 * $2; t += b > $3 ? b : $3 } END { print t + 0 }'; }
+# the size of one entry, from a mount of the default bound
+mount_fs "$MNT" -o ro,index_dir="$LRU" "$LSRC" || finish
+stat -c %s "$MNT/s1.parquet/data.csv" >/dev/null
+umount_fs "$MNT"
+one=$(taken "$LRU"/*.sz)
+rm -f "$LRU"/*.sz
+bound=$((one * 9 / 2))
+mount_fs "$MNT" -o ro,index_dir="$LRU",index_size=$bound "$LSRC" || finish
+for i in 1 2 3 4 5 6; do
+	ls -l "$MNT/s$i.parquet/" >/dev/null # runs its size pass (and stores the entry)
+	sleep 0.5 # the chunk shapes rewrite it in the background: one at a time
+done
+umount_fs "$MNT"
+n=$(ls "$LRU" | grep -c '\.sz$')
+total=$(taken "$LRU"/*.sz)
+[ "$total" -le "$bound" ] && [ "$n" -ge 3 ] && [ "$n" -le 4 ] &&
+	ok "index_size=$bound: $n entries, $total bytes after 6 passes" ||
+	fail "index_size=$bound: $n entries, $total bytes after 6 passes (at most 4, $bound bytes)"
+# s3 ... s6 are kept (s1 and s2 went first); s3, the oldest, is loaded, then
+# s1's pass is stored: s4 and s5 go, not s3
+before=$(passes)
+mount_fs "$MNT" -o ro,index_dir="$LRU",index_size=$bound "$LSRC" || finish
+stat -c %s "$MNT/s3.parquet/data.csv" >/dev/null
+[ "$(passes)" = "$before" ] || fail "index_size: s3 was not in the index"
+ls -l "$MNT/s1.parquet/" >/dev/null
+sleep 0.5
+umount_fs "$MNT"
+before=$(passes)
+mount_fs "$MNT" -o ro,index_dir="$LRU",index_size=$bound "$LSRC" || finish
+for i in 3 6 1; do stat -c %s "$MNT/s$i.parquet/data.csv" >/dev/null; done
+kept=$(( $(passes) - before ))
+stat -c %s "$MNT/s4.parquet/data.csv" >/dev/null
+gone=$(( $(passes) - before - kept ))
+umount_fs "$MNT"
+[ "$kept" = 0 ] && [ "$gone" = 1 ] &&
+	ok "index_size: the least recently used entry goes, a loaded one stays" ||
+	fail "index_size: $kept passes for s3, s6, s1 (want 0), $gone for s4 (want 1)"
 
 # ---- a file replaced during the mount: new sizes, never the old -----------------------
 mount_fs "$MNT" -o ro,index_dir="$IDX" "$SRC" || finish
