@@ -93,9 +93,7 @@ int main(int argc, char *argv[])
 		goto out_args;
 	if (cmd.show_help) {
 		pfs_options_help(argv[0]);
-		printf("FUSE options:\n");
-		fuse_cmdline_help();
-		fuse_lowlevel_help();
+		pfs_options_help_mount();
 		ret = 0;
 		goto out_cmd;
 	}

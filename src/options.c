@@ -125,6 +125,8 @@ void pfs_options_help(const char *prog)
 	       "    -o index_dir=DIR       where the sizes of data.csv, values.txt ... are kept\n"
 	       "                           between mounts (default $XDG_CACHE_HOME/parquetfs,\n"
 	       "                           else ~/.cache/parquetfs; none: memory only)\n"
+	       "    -o index_size=SIZE     most the index_dir may take; least recently used\n"
+	       "                           entries go past it (default 256M)\n"
 	       "    -o poll_us=N           after a request, wait this many microseconds for\n"
 	       "                           the next one awake (default 300; 0: sleep at once)\n"
 	       "\n"
@@ -167,6 +169,26 @@ void pfs_options_help(const char *prog)
 	       "                           container: key)\n"
 	       "\n",
 	       prog);
+}
+
+void pfs_options_help_mount(void)
+{
+	printf("mount options:\n"
+	       "    -o ro                  read-only: no staging folder\n"
+	       "    -o allow_other         let every user in, each with their own rights (a\n"
+	       "                           mount by a user needs user_allow_other, fuse.conf(5))\n"
+	       "    -o allow_root          let root in besides the mounting user\n"
+	       "    -o auto_unmount        unmount when parquetfs exits\n"
+	       "    -o nosuid, nodev, noexec, ...  as for mount(8)\n"
+	       "    -o max_threads=N       requests handled at once (default 10)\n"
+	       "    -o clone_fd            libfuse's loop, a FUSE device per thread\n"
+	       "    -f                     stay in the foreground, log to stderr too\n"
+	       "    -d                     debug output (implies -f)\n"
+	       "    -s                     one thread\n"
+	       "    -h, --help             this text\n"
+	       "    -V, --version          versions\n"
+	       "fstab: \"SOURCE MOUNTPOINT fuse.parquetfs OPTIONS 0 0\" (see parquetfs(1));\n"
+	       "defaults, noauto, user, users, _netdev, nofail and x-systemd.* are ignored.\n");
 }
 
 /* ---- validation (writer options: src/options_writer.c) ---------------- */

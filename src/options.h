@@ -10,5 +10,8 @@
  * and MOUNTPOINT for fuse_parse_cmdline). -1 on a parse error. */
 int pfs_options_parse(struct fuse_args *args, pfs_options *o);
 void pfs_options_help(const char *prog);
+/* The mount and FUSE options a user gives parquetfs (not libfuse's list,
+ * which names its internals and omits -o ro). */
+void pfs_options_help_mount(void);
 
 #endif

@@ -375,12 +375,18 @@ startup_error "bad bloom_fpp" -o bloom_fpp=2 "$DATA" "$M0"
 startup_error "bad poll_us" -o poll_us=fast "$DATA" "$M0"
 cp "$KEYS" "$WORK/keys644.txt"; chmod 644 "$WORK/keys644.txt"
 startup_error "key_file readable by others" -o key_file="$WORK/keys644.txt" "$DATA" "$M0"
+startup_error "bad index_size" -o index_size=0 "$DATA" "$M0"
+# --help lists every option of src/options.c's table, -o ro and the mount
+# options a user gives, and none of libfuse's internals (its own help)
 out=$("$BIN" --help 2>&1)
-for o in key_file= cache_size= staging= codec= compression_level= row_group_rows= page_size= \
-	data_page_version= dictionary= bloom_filter= page_index= crc= bloom_fpp= encrypt= \
-	encrypt_columns= plaintext_footer encryption_algorithm= aad_prefix= poll_us=; do
+opts=$(sed -n 's/^\tPFS_OPT("\([a-z_]*=\).*/\1/p; s/^\t{"\([a-z_]*\)", offsetof.*/\1/p' \
+	"$top_srcdir/src/options.c")
+[ "$(echo "$opts" | wc -w)" -ge 30 ] || fail "options of src/options.c not found: $opts"
+for o in $opts allow_other max_threads= fuse.parquetfs; do
 	case "$out" in *"$o"*) ;; *) fail "--help does not list $o" ;; esac
 done
+echo "$out" | grep -q '^ *-o ro  ' || fail "--help has no line for -o ro"
+case "$out" in *"fuse device fd"* | *max_idle_threads*) fail "--help lists libfuse's internals" ;; esac
 "$BIN" --version | grep -q "^parquetfs " || fail "--version"
 
 # ---- can this machine mount at all? (containers without the right) --------
