@@ -80,7 +80,9 @@ void pfs_sizes_bg_init(pfs_fs *fs)
 	pthread_mutex_init(&fs->bg_lock, NULL);
 	pthread_cond_init(&fs->bg_cond, NULL);
 	fs->bg_running = 0;
-	fs->index_lru = fs->opts->index_dir ? pfs_index_lru_new(fs->opts->index_size) : NULL;
+	/* (0: options not validated, as no caller does today: the default) */
+	uint64_t bound = fs->opts->index_size ? fs->opts->index_size : PFS_DEFAULT_INDEX_SIZE;
+	fs->index_lru = fs->opts->index_dir ? pfs_index_lru_new(bound) : NULL;
 }
 
 void pfs_sizes_bg_wait(pfs_fs *fs)
