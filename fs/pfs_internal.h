@@ -573,7 +573,8 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out);
 /* columns/<col>/values.txt's size before the file's sizes are known:
  * only that column's chunks measured (their values.txt sizes are kept in
  * their inodes too). -EAGAIN when the whole pass should answer instead
- * (the sizes are at hand, or a pass is running). */
+ * (the sizes are at hand, a pass is running, or a chunk of the column
+ * failed: streams stop at a failed segment only by a pass they find). */
 int pfs_sizes_column(pfs_fs *fs, pfs_pf *pf, uint32_t col, uint64_t *size);
 /* Whether the sizes at hand (no pass is run for it) say every page of
  * chunk (rg, col) decoded: then its error.txt and its pages' are known

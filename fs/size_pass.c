@@ -356,6 +356,16 @@ int pfs_sizes_column(pfs_fs *fs, pfs_pf *pf, uint32_t col, uint64_t *size)
 		pfs_log(LOG_NOTICE, "%s: measuring column %u failed: %s", pf->src->path, col, err.msg);
 		return -pfs_status_to_errno(st);
 	}
+	for (uint32_t r = 0; r < s->num_row_groups; r++) {
+		if (pfs_sizes_chunk_text(s, false, r, col) == PQ_SIZE_FAILED) {
+			/* a failed chunk counts PFS_FAILED_BYTES, and a stream fails
+			 * there only when it knows: the whole pass, which it finds
+			 * (a damaged page's chunk would otherwise show the first
+			 * bytes of its good pages as the whole file) */
+			pq_file_sizes_free(s);
+			return -EAGAIN;
+		}
+	}
 	pfs_key k = pfs_key_make(pf->gen, PFS_K_COLUMN_VALUES, 0, col, 0);
 	bool ok = pfs_sizes_entry(s, &k, size);
 	for (uint32_t r = 0; ok && r < s->num_row_groups; r++) {

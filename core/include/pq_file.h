@@ -55,6 +55,14 @@ void pq_file_set_page_budget(pq_file *f, uint64_t bytes);
 struct pq_budget;
 void pq_file_set_budget(pq_file *f, struct pq_budget *b);
 
+/* Whether a page whose stored CRC does not match its bytes fails (default
+ * on): its body, decoded values and everything rendered from them
+ * (pq_page_body, pq_page_decode, rows, the size pass's segments) fail with
+ * PQ_ECHECKSUM and a message naming the page and both CRCs. Off: such
+ * pages are decoded as stored. verify.txt reports them either way, with
+ * the same text. Call right after opening, before the file is shared. */
+void pq_file_set_crc_check(pq_file *f, bool on);
+
 /* Slots of a large data page decoded at once (default and maximum 1M):
  * a page of more slots whose encodings can resume mid-page is decoded a
  * window at a time. Smaller windows are for tests (every window boundary

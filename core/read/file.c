@@ -154,6 +154,7 @@ pq_status pq_file_open(pq_source *src, const char *name, const pq_keyring *keys,
 	pq_arena_init(&f->arena, 0);
 	f->page_budget = PQ_DEFAULT_PAGE_BUDGET;
 	f->page_window = PQ_PAGE_WINDOW_SLOTS;
+	f->crc_check = true;
 	pq_status st = f->name ? open_footer(f, keys, err)
 			       : pq_fail(err, PQ_ENOMEM, "no memory to open a file");
 	if (st != PQ_OK) {
@@ -188,6 +189,11 @@ void pq_file_set_page_budget(pq_file *f, uint64_t bytes)
 void pq_file_set_budget(pq_file *f, pq_budget *b)
 {
 	f->budget = b;
+}
+
+void pq_file_set_crc_check(pq_file *f, bool on)
+{
+	f->crc_check = on;
 }
 
 void pq_file_free(pq_file *f)

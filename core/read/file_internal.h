@@ -72,6 +72,7 @@ struct pq_file {
 	bool head_ok;
 	uint8_t end8[8];
 	size_t page_window;     /* slots a page reader decodes at once */
+	bool crc_check;         /* a page whose stored CRC does not match fails its load */
 };
 #define PQ_HEAD_REACH 4
 
@@ -116,9 +117,21 @@ pq_status pq_chunk_read_module(const pq_file *f, uint32_t rg, uint32_t col, pq_m
 void pq_page_where(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
 		   char *buf, size_t len);
 /* Reads a page's body (decrypted) and decompresses it into arena memory,
- * within the file's page budget. */
+ * within the file's page budget. With crc_check, a page whose stored CRC
+ * does not match the bytes read fails (PQ_ECHECKSUM, pq_page_crc_fail's
+ * message) before any of them is used: every entry built on the page
+ * inherits the failure. verify.txt's walk loads without it (it reports
+ * the CRC itself and still checks what the page holds). */
 pq_status pq_page_load_body(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
-			    pq_arena *arena, uint8_t **out, size_t *out_len, pq_error *err);
+			    bool crc_check, pq_arena *arena, uint8_t **out, size_t *out_len,
+			    pq_error *err);
+/* pq_page_decode, checking the CRC or not (see pq_page_load_body). */
+pq_status pq_page_decode_as(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
+			    pq_page_data *dict, bool crc_check, pq_page_data **out, pq_error *err);
+/* The failure of a page whose stored CRC does not match: PQ_ECHECKSUM,
+ * "CRC mismatch: stored 0x..., computed 0x..." (the page's place is added
+ * by the caller, as for any failure of the page). */
+pq_status pq_page_crc_fail(const pq_page_info *page, uint32_t computed, pq_error *err);
 /* Bits of a level whose maximum is max. */
 int pq_level_bits(int max);
 
@@ -145,10 +158,11 @@ typedef struct pq_slot_run {
 } pq_slot_run;
 
 /* Opens data page `page` of l (dict: the chunk's decoded dictionary page
- * or NULL, a reference taken). Reads and decompresses its body and sets up
- * its decoders; decodes no slot yet. */
+ * or NULL, a reference taken). Reads and decompresses its body (checking
+ * its CRC with crc_check: pq_page_load_body) and sets up its decoders;
+ * decodes no slot yet. */
 pq_status pq_page_reader_open(const pq_file *f, const pq_chunk_layout *l,
-			      const pq_page_info *page, pq_page_data *dict,
+			      const pq_page_info *page, pq_page_data *dict, bool crc_check,
 			      pq_page_reader **out, pq_error *err);
 /* The next up to max slots (0 or over the file's window: a window; a page
  * decoded whole comes as one window) as a page of their own (its own

@@ -4,6 +4,7 @@
 #define PQ_READ_INTERNAL
 #include "file_internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,12 @@ pq_status pq_page_crc(const pq_file *f, const pq_page_info *page, pq_crc_state *
 	return st;
 }
 
+pq_status pq_page_crc_fail(const pq_page_info *page, uint32_t computed, pq_error *err)
+{
+	return pq_fail(err, PQ_ECHECKSUM, "CRC mismatch: stored 0x%08" PRIx32 ", computed 0x%08" PRIx32,
+		       (uint32_t)page->header.crc, computed);
+}
+
 /* Bytes of levels that v2 pages store uncompressed in front of the body. */
 static pq_status v2_level_bytes(const pq_page_info *page, size_t body_len, size_t *n, pq_error *err)
 {
@@ -77,11 +84,14 @@ static pq_status decrypt_body(const pq_file *f, const pq_chunk_layout *l, const 
 	return PQ_OK;
 }
 
-/* Reads the page's stored body into raw_arena and, decrypted and
- * decompressed as the chunk says, gives its bytes in arena. */
+/* Reads the page's stored body into raw_arena and, its CRC checked when
+ * asked, decrypted and decompressed as the chunk says, gives its bytes in
+ * arena. The CRC covers the body as stored (parquet.thrift), so it is
+ * computed on those bytes, and a mismatch fails the page before anything
+ * interprets them. */
 static pq_status load_transformed(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
-				  bool compressed, bool crypto, pq_arena *raw_arena, pq_arena *arena,
-				  uint8_t **out, pq_error *err)
+				  bool crc_check, bool compressed, bool crypto, pq_arena *raw_arena,
+				  pq_arena *arena, uint8_t **out, pq_error *err)
 {
 	const pq_column_meta_data *m;
 	PQ_TRY(pq_file_chunk_meta_checked(f, l->rg, l->col, &m, err));
@@ -91,9 +101,16 @@ static pq_status load_transformed(const pq_file *f, const pq_chunk_layout *l, co
 	pq_status st = pq_file_pread(f, raw, page->body_len, page->body_offset, err);
 	if (st != PQ_OK)
 		return err->status;
+	uint32_t computed = 0;
+	bool crc_bad = crc_check && page->header.has_crc &&
+		       (computed = pq_crc32(raw, page->body_len)) != (uint32_t)page->header.crc;
 	size_t raw_len = page->body_len;
+	/* an encrypted module's own check says more (a wrong key, tampering):
+	 * it goes first, the CRC right after */
 	if (crypto)
 		PQ_TRY(decrypt_body(f, l, page, compressed ? raw_arena : arena, &raw, &raw_len, err));
+	if (crc_bad)
+		return pq_page_crc_fail(page, computed, err);
 
 	size_t lv;
 	PQ_TRY(v2_level_bytes(page, raw_len, &lv, err));
@@ -121,7 +138,8 @@ static pq_status load_transformed(const pq_file *f, const pq_chunk_layout *l, co
 }
 
 pq_status pq_page_load_body(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
-			   pq_arena *arena, uint8_t **out, size_t *out_len, pq_error *err)
+			    bool crc_check, pq_arena *arena, uint8_t **out, size_t *out_len,
+			    pq_error *err)
 {
 	const pq_column_meta_data *m;
 	PQ_TRY(pq_file_chunk_meta_checked(f, l->rg, l->col, &m, err));
@@ -151,7 +169,7 @@ pq_status pq_page_load_body(const pq_file *f, const pq_chunk_layout *l, const pq
 	pq_arena scratch;
 	pq_arena_init(&scratch, 0);
 	pq_arena_use_budget(&scratch, arena->budget);
-	pq_status st = load_transformed(f, l, page, compressed, crypto,
+	pq_status st = load_transformed(f, l, page, crc_check, compressed, crypto,
 					compressed || crypto ? &scratch : arena, arena, out, err);
 	st = pq_arena_budget_error(&scratch, st, err);
 	pq_arena_free(&scratch);
@@ -168,7 +186,7 @@ pq_status pq_page_body(const pq_file *f, const pq_chunk_layout *l, const pq_page
 	pq_arena_use_budget(&a, f->budget);
 	uint8_t *p;
 	size_t n;
-	pq_status st = pq_page_load_body(f, l, page, &a, &p, &n, err);
+	pq_status st = pq_page_load_body(f, l, page, f->crc_check, &a, &p, &n, err);
 	st = pq_arena_budget_error(&a, st, err);
 	if (st != PQ_OK) {
 		char where[320];
@@ -286,7 +304,7 @@ static pq_status decode_values(const pq_leaf *leaf, int32_t enc, const uint8_t *
 }
 
 static pq_status decode_dict(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
-			     const pq_leaf *leaf, pq_page_data *pd, pq_error *err)
+			     const pq_leaf *leaf, bool crc_check, pq_page_data *pd, pq_error *err)
 {
 	const pq_dictionary_page_header *h = &page->header.dictionary_page_header;
 	PQ_CHECK(h->num_values >= 0, err, PQ_ECORRUPT, "negative dictionary size %d", h->num_values);
@@ -294,20 +312,20 @@ static pq_status decode_dict(const pq_file *f, const pq_chunk_layout *l, const p
 		 PQ_EUNSUPPORTED, "dictionary encoding %d", h->encoding);
 	uint8_t *body;
 	size_t blen;
-	PQ_TRY(pq_page_load_body(f, l, page, &pd->arena, &body, &blen, err));
+	PQ_TRY(pq_page_load_body(f, l, page, crc_check, &pd->arena, &body, &blen, err));
 	return decode_values(leaf, PQ_ENC_PLAIN, body, blen, (size_t)h->num_values, NULL,
 			     &pd->values, &pd->arena, err);
 }
 
 static pq_status decode_data(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
-			     const pq_leaf *leaf, pq_page_data *dict, pq_page_data *pd,
-			     pq_error *err)
+			     const pq_leaf *leaf, pq_page_data *dict, bool crc_check,
+			     pq_page_data *pd, pq_error *err)
 {
 	const pq_page_header *h = &page->header;
 	size_t n = page->num_slots;
 	uint8_t *body;
 	size_t blen;
-	PQ_TRY(pq_page_load_body(f, l, page, &pd->arena, &body, &blen, err));
+	PQ_TRY(pq_page_load_body(f, l, page, crc_check, &pd->arena, &body, &blen, err));
 	/* RLE runs let a few bytes claim any number of values; a hard cap keeps
 	 * a hostile header from making us allocate gigabytes. */
 	PQ_CHECK(n <= PQ_MAX_PAGE_SLOTS, err, PQ_ELIMIT,
@@ -368,6 +386,12 @@ static pq_status decode_data(const pq_file *f, const pq_chunk_layout *l, const p
 pq_status pq_page_decode(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
 			 pq_page_data *dict, pq_page_data **out, pq_error *err)
 {
+	return pq_page_decode_as(f, l, page, dict, f->crc_check, out, err);
+}
+
+pq_status pq_page_decode_as(const pq_file *f, const pq_chunk_layout *l, const pq_page_info *page,
+			    pq_page_data *dict, bool crc_check, pq_page_data **out, pq_error *err)
+{
 	*out = NULL;
 	const pq_leaf *leaf = pq_schema_leaf(f->schema, l->col);
 	PQ_CHECK(leaf, err, PQ_EINVAL, "no such column");
@@ -376,8 +400,8 @@ pq_status pq_page_decode(const pq_file *f, const pq_chunk_layout *l, const pq_pa
 	pd->refs = 1;
 	pq_arena_init(&pd->arena, 0);
 	pq_arena_use_budget(&pd->arena, f->budget); /* charged while it lives */
-	pq_status st = page == l->dict ? decode_dict(f, l, page, leaf, pd, err)
-				       : decode_data(f, l, page, leaf, dict, pd, err);
+	pq_status st = page == l->dict ? decode_dict(f, l, page, leaf, crc_check, pd, err)
+				       : decode_data(f, l, page, leaf, dict, crc_check, pd, err);
 	st = pq_arena_budget_error(&pd->arena, st, err);
 	if (st != PQ_OK) {
 		/* Where it happened is only worth formatting when it did. */

@@ -108,7 +108,8 @@ bool pq_page_windowed(const pq_file *f, const pq_leaf *leaf, const pq_page_info 
 	return page->num_slots > f->page_window && resumable(leaf, page);
 }
 
-static pq_status setup_windowed(pq_page_reader *r, pq_page_data *dict, pq_error *err)
+static pq_status setup_windowed(pq_page_reader *r, pq_page_data *dict, bool crc_check,
+				pq_error *err)
 {
 	const pq_leaf *leaf = r->leaf;
 	const pq_page_header *h = &r->page->header;
@@ -121,8 +122,8 @@ static pq_status setup_windowed(pq_page_reader *r, pq_page_data *dict, pq_error 
 	uint8_t *body;
 	size_t blen, pos = 0;
 	PQ_TRY(pq_arena_budget_error(&hold->arena,
-				     pq_page_load_body(r->f, r->l, r->page, &hold->arena, &body,
-						       &blen, err),
+				     pq_page_load_body(r->f, r->l, r->page, crc_check, &hold->arena,
+						       &body, &blen, err),
 				     err));
 	int32_t enc;
 	if (h->type == PQ_PAGE_DATA) {
@@ -179,7 +180,7 @@ static pq_status setup_windowed(pq_page_reader *r, pq_page_data *dict, pq_error 
 }
 
 pq_status pq_page_reader_open(const pq_file *f, const pq_chunk_layout *l,
-			      const pq_page_info *page, pq_page_data *dict,
+			      const pq_page_info *page, pq_page_data *dict, bool crc_check,
 			      pq_page_reader **out, pq_error *err)
 {
 	*out = NULL;
@@ -194,9 +195,10 @@ pq_status pq_page_reader_open(const pq_file *f, const pq_chunk_layout *l,
 	r->nslots = page->num_slots;
 	pq_status st;
 	if (!pq_page_windowed(f, leaf, page)) {
-		st = pq_page_decode(f, l, page, dict, &r->whole, err); /* names the page */
+		/* names the page */
+		st = pq_page_decode_as(f, l, page, dict, crc_check, &r->whole, err);
 	} else {
-		st = setup_windowed(r, dict, err);
+		st = setup_windowed(r, dict, crc_check, err);
 		if (st != PQ_OK) {
 			char where[320];
 			pq_page_where(f, l, page, where, sizeof where);

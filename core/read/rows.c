@@ -50,7 +50,8 @@ static pq_status stream_next(void *ctx, pq_leaf_cursor *c, pq_error *err)
 				PQ_TRY(pq_page_decode(s->f, s->layout, s->layout->dict, NULL, &s->dict,
 						      err));
 			const pq_page_info *pi = &s->layout->pages[s->next_page++];
-			PQ_TRY(pq_page_reader_open(s->f, s->layout, pi, s->dict, &s->reader, err));
+			PQ_TRY(pq_page_reader_open(s->f, s->layout, pi, s->dict, s->f->crc_check,
+						   &s->reader, err));
 		}
 		PQ_TRY(pq_page_reader_next(s->reader, 0, &s->page, err));
 		if (!s->page) {

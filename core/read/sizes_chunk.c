@@ -179,7 +179,12 @@ static void on_page(void *ctx, const pq_chunk_layout *l, uint32_t page,
 {
 	page_ctx *c = ctx;
 	if (page == PQ_VERIFY_DICT) {
-		if (!piece) {
+		if (!piece && err && err->status == PQ_ECHECKSUM) {
+			/* it decoded, but fails its reads (crc_check): the walk goes
+			 * on, and each page that decodes through it fails alone */
+			c->w->rows_ok = false;
+			fail(c->cs, err->status, err->msg);
+		} else if (!piece) {
 			c->dict_failed = true;
 			c->w->rows_ok = false; /* the row reader needs the dictionary */
 		}

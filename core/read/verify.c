@@ -157,7 +157,9 @@ static pq_status walk_page(verifier *v, const pq_chunk_layout *l, const pq_page_
 	uint32_t index = (uint32_t)(pi - l->pages);
 	page_tally t = {0};
 	pq_page_reader *r = NULL;
-	pq_status st = pq_page_reader_open(f, l, pi, dict, &r, err);
+	/* unchecked: the CRC is reported on its own, and what the page holds
+	 * is checked whatever its CRC says */
+	pq_status st = pq_page_reader_open(f, l, pi, dict, false, &r, err);
 	bool first = true;
 	while (st == PQ_OK) {
 		pq_slot_run run;
@@ -314,6 +316,8 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 	if (!l)
 		l = own;
 	pq_page_data *dict = NULL;
+	pq_error dict_crc; /* the dictionary's CRC failure, when it fails its reads */
+	bool dict_bad = false;
 	uint64_t rows = 0, nulls = 0;
 	bool ok = true;
 	uint32_t n = l->num_pages + (l->dict ? 1 : 0);
@@ -328,7 +332,8 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 		v->pages++;
 		pq_page_memo_key key;
 		pq_page_memo_entry e;
-		bool keep = pi != l->dict && memo_key(v, l, pi, &key);
+		bool through_bad = pi != l->dict && dict_bad && pq_page_wants_dict(pi);
+		bool keep = pi != l->dict && !through_bad && memo_key(v, l, pi, &key);
 		if (keep && pq_page_memo_get(v->memo, &key, &e)) {
 			replay_page(v, l, pi, &e, pw, fn, ctx, &rows, &nulls);
 			continue;
@@ -343,12 +348,31 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 				(uint32_t)pi->header.crc, computed);
 		else if (crc == PQ_CRC_OK)
 			v->crcs++;
+		/* With crc_check the page (or the dictionary it decodes through)
+		 * fails its reads: verify.txt checks it all the same, and fn (the
+		 * size pass) is told it failed, as the page's reads will. */
+		pq_error ferr;
+		bool fails = through_bad;
+		if (through_bad) {
+			ferr = dict_crc;
+		} else if (crc == PQ_CRC_MISMATCH && f->crc_check) {
+			char pwhere[320];
+			pq_page_where(f, l, pi, pwhere, sizeof pwhere);
+			pq_page_crc_fail(pi, computed, &ferr);
+			pq_context(&ferr, "%s", pwhere);
+			fails = true;
+		}
 		if (pi != l->dict) {
 			page_tally t;
 			if (keep)
 				memset(&e, 0, sizeof e);
-			if (walk_page(v, l, pi, dict, pw, fn, ctx, &rows, &nulls, &t,
-				      keep ? e.user : NULL, &err) != PQ_OK) {
+			pq_status ws = walk_page(v, l, pi, dict, pw, fails ? NULL : fn, ctx, &rows, &nulls,
+						 &t, keep ? e.user : NULL, &err);
+			/* the read's own order: an encrypted module's check first */
+			if (fails && fn)
+				fn(ctx, l, index, NULL,
+				   ws != PQ_OK && pq_file_chunk_crypto(f, l->rg, l->col) ? &err : &ferr);
+			if (ws != PQ_OK) {
 				problem(v, "%s", err.msg);
 				ok = false;
 			} else if (keep && v->problems == problems) {
@@ -363,15 +387,20 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 			continue;
 		}
 		pq_page_data *pd = NULL;
-		pq_status st = pq_page_decode(f, l, pi, NULL, &pd, &err);
+		pq_status st = pq_page_decode_as(f, l, pi, NULL, false, &pd, &err);
 		if (fn)
 			fn(ctx, l, index,
-			   st == PQ_OK ? &(pq_verify_piece){pd, NULL, true, true, NULL, NULL} : NULL,
-			   st == PQ_OK ? NULL : &err);
+			   st == PQ_OK && !fails ? &(pq_verify_piece){pd, NULL, true, true, NULL, NULL}
+						: NULL,
+			   st != PQ_OK ? &err : fails ? &ferr : NULL);
 		if (st != PQ_OK) {
 			problem(v, "%s", err.msg);
 			ok = false;
 			break;
+		}
+		if (fails) {
+			dict_bad = true;
+			dict_crc = ferr;
 		}
 		dict = pd;
 	}
