@@ -40,12 +40,15 @@ static void page_free(void *p)
 }
 
 /* Why a render failed: a page that does not fit the memory budget is the
- * daemon's limit, not the file's fault, and worth a line in the log. */
+ * daemon's limit, not the file's fault, and a page whose CRC does not
+ * match fails reads that would otherwise succeed: both are worth a line
+ * in the log. */
 static void log_failure(const pfs_pf *pf, const pq_error *err)
 {
 	if (err->msg[0])
-		pfs_log(err->status == PQ_ELIMIT ? LOG_NOTICE : LOG_DEBUG, "%s: %s", pf->src->path,
-			err->msg);
+		pfs_log(err->status == PQ_ELIMIT || err->status == PQ_ECHECKSUM ? LOG_NOTICE
+										 : LOG_DEBUG,
+			"%s: %s", pf->src->path, err->msg);
 }
 
 /* Moves a buffer into the cache as a text object. */
@@ -118,9 +121,14 @@ static int page_decode(pfs_fs *fs, pfs_pf *pf, const pq_chunk_layout *l, const p
 	if (page != PFS_DICT && l->dict && pq_page_wants_dict(pi)) {
 		pfs_key dk = pfs_key_make(pf->gen, PFS_C_PAGE_DATA, k->rg, k->col, PFS_DICT);
 		pq_error derr;
+		int drc;
 		if (!(dict = pfs_cache_get(fs->cache, &dk)) &&
-		    page_decode(fs, pf, l, &dk, PFS_DICT, &dict, &derr))
-			dict = NULL; /* dictionary-encoded pages then fail with their own message */
+		    (drc = page_decode(fs, pf, l, &dk, PFS_DICT, &dict, &derr))) {
+			/* the page fails as its dictionary did: a damaged one (its
+			 * CRC) names itself, a missing key stays EACCES */
+			*err = derr;
+			return drc;
+		}
 	}
 	pq_page_data *pd;
 	pq_status st = pq_page_decode(pf->f, l, pi, dict ? pfs_cobj_obj(dict) : NULL, &pd, err);

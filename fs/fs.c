@@ -62,6 +62,21 @@ static void mix_build_identity(uint8_t fp[16])
 	memcpy(fp, c.digest, 16);
 }
 
+/* The mount options the sizes depend on, mixed into the fingerprint:
+ * with crc_check=off a damaged page is measured as decoded, with it on it
+ * is a failed segment (doc/design.md), so the index keeps the two apart. */
+static void mix_settings(uint8_t fp[16], const pfs_options *opts)
+{
+	if (opts->crc_check)
+		return; /* the default: the fingerprint as before */
+	uint8_t buf[16 + 9];
+	memcpy(buf, fp, 16);
+	memcpy(buf + 16, "crc_check", 9);
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, XXH3_128bits(buf, sizeof buf));
+	memcpy(fp, c.digest, 16);
+}
+
 /* Fetched bytes of every remote reader together, past which they are
  * kept only in cache_size's spare room. PARQUETFS_TEST_READAHEAD sets it
  * (the tests' files are smaller than 48 MiB). */
@@ -95,6 +110,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 		key_fingerprint(opts->key_file, fs->key_fp);
 	}
 	mix_build_identity(fs->key_fp);
+	mix_settings(fs->key_fp, opts);
 	fs->inodes = pfs_inodes_new();
 	pfs_source *be = NULL;
 	if (opts->source_kind == PFS_SRC_LOCAL) {

@@ -168,6 +168,15 @@ static int r_column_stats(const pfs_kctx *c, pq_buf *out)
 
 /* ---- error.txt of chunks and pages: what is wrong (nothing when sound) ------------------ */
 
+/* A page's failure as error.txt says it; a damaged page (its CRC) also
+ * says how to read it anyway. */
+static void put_page_failure(pq_buf *msg, const pq_error *err)
+{
+	pq_buf_printf(msg, "%s%s\n", err->msg,
+		      err->status == PQ_ECHECKSUM ? " (the page is damaged; -o crc_check=off serves "
+						    "it as decoded)" : "");
+}
+
 static int r_chunk_error(const pfs_kctx *c, pq_buf *msg)
 {
 	pq_error err = {0};
@@ -186,7 +195,7 @@ static int r_chunk_error(const pfs_kctx *c, pq_buf *msg)
 	for (uint32_t p = 0; p < l->num_pages; p++) {
 		pfs_cobj *pd;
 		if (pfs_page_get(c->fs, c->pf, lo, rg, col, p, &pd, &err)) {
-			pq_buf_printf(msg, "%s\n", err.msg);
+			put_page_failure(msg, &err);
 			break;
 		}
 		pfs_cache_release(c->fs->cache, pd);
@@ -200,7 +209,7 @@ static int r_page_error(const pfs_kctx *c, pq_buf *msg)
 	pq_error err = {0};
 	pfs_cobj *pd;
 	if (pfs_page_get(c->fs, c->pf, NULL, c->k->rg, c->k->col, c->k->page, &pd, &err))
-		pq_buf_printf(msg, "%s\n", err.msg);
+		put_page_failure(msg, &err);
 	else
 		pfs_cache_release(c->fs->cache, pd);
 	return 0;

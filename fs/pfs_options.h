@@ -33,6 +33,7 @@ typedef struct pfs_options {
 	char *cache_size_s;
 	char *staging;
 	char *index_dir_s;
+	char *crc_check_s; /* crc_check=on|off */
 	char *poll_us_s;  /* the request loop's polling (fs/loop.h) */
 	char *codec_s, *compression_level_s, *row_group_rows_s, *page_size_s,
 	    *data_page_version_s, *dictionary_s, *bloom_filter, *page_index_s,
@@ -73,6 +74,9 @@ typedef struct pfs_options {
 	bool encrypt_ctr;     /* encryption_algorithm=gcm-ctr */
 	uint8_t delimiter;    /* delimiter= of a CSV: , ; | or tab; 0 detects */
 	bool no_replace;      /* replace=no: staging refuses an existing target */
+	/* crc_check=on (default): a page whose stored CRC does not match fails
+	 * every read that needs it; off: served as decoded */
+	bool crc_check;
 } pfs_options;
 
 void pfs_options_init(pfs_options *o);

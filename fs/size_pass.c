@@ -410,6 +410,22 @@ uint64_t pfs_sizes_chunk_text(const pq_file_sizes *s, bool levels, uint32_t rg, 
 	return levels ? cs->levels : cs->values;
 }
 
+int pfs_sizes_failed(const pfs_pf *pf, const pq_file_sizes *s, uint32_t rg, uint32_t col,
+		     const char *entry)
+{
+	const char *why = NULL;
+	for (uint32_t c = col == UINT32_MAX ? 0 : col; s && !why && c < s->num_columns; c++) {
+		const pq_chunk_sizes *cs = pfs_sizes_chunk(s, rg, c);
+		if (cs && cs->status != PQ_OK)
+			why = cs->msg ? cs->msg : "a column chunk of it failed (its error.txt says why)";
+		if (col != UINT32_MAX)
+			break;
+	}
+	pfs_log(LOG_NOTICE, "%s: %s: row group %u cannot be read: %s", pf->src->path, entry, rg,
+		why ? why : "its rows did not render");
+	return -EIO;
+}
+
 bool pfs_sizes_entry(const pq_file_sizes *s, const pfs_key *k, uint64_t *size)
 {
 	uint64_t sz = 0;

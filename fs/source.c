@@ -391,6 +391,8 @@ static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen)
 			pq_file_set_page_budget(pf->f, fs->opts->cache_size);
 			/* ... and all decoded pages together stay within it */
 			pq_file_set_budget(pf->f, fs->budget);
+			/* damaged pages fail their reads (EIO), or are served */
+			pq_file_set_crc_check(pf->f, fs->opts->crc_check);
 			pf->nrg = pq_file_num_row_groups(pf->f);
 			pf->ncol = pq_file_num_columns(pf->f);
 			return pf;

@@ -687,10 +687,9 @@ static int step_rows(pfs_stream *s)
 	}
 	uint64_t psz;
 	bool failed;
-	if (!s->rr && pass_seg(s, s->cur_rg, &psz, &failed) && failed) {
-		pfs_log(LOG_DEBUG, "%s: row group %u cannot be read", s->pf->src->path, s->cur_rg);
-		return -EIO;
-	}
+	if (!s->rr && pass_seg(s, s->cur_rg, &psz, &failed) && failed)
+		return pfs_sizes_failed(s->pf, pass(s), s->cur_rg, UINT32_MAX,
+					pfs_kind_info(s->kind)->name);
 	pq_status st;
 	prefetch *ready = s->rr ? NULL : prefetch_join(s, s->cur_rg);
 	if (ready) {
@@ -759,7 +758,7 @@ static int step_values(pfs_stream *s)
 		/* a column's values.txt: not a byte of a failed chunk (its pages'
 		 * texts would overrun its placeholder); a chunk's own fails at open */
 		if (s->chunk_kind != s->kind && pass_seg(s, s->cur_rg, &psz, &failed) && failed)
-			return -EIO;
+			return pfs_sizes_failed(s->pf, pass(s), s->cur_rg, s->col, "values.txt");
 		s->seg_start = s->pos;
 		s->seg_whole = true;
 		prefetch *ready = prefetch_join(s, s->cur_rg);

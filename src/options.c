@@ -31,6 +31,7 @@ static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("staging=%s", staging),
 	PFS_OPT("index_dir=%s", index_dir_s),
 	PFS_OPT("index_size=%s", index_size_s),
+	PFS_OPT("crc_check=%s", crc_check_s),
 	PFS_OPT("poll_us=%s", poll_us_s),
 	PFS_OPT("codec=%s", codec_s),
 	PFS_OPT("compression_level=%s", compression_level_s),
@@ -127,6 +128,9 @@ void pfs_options_help(const char *prog)
 	       "                           else ~/.cache/parquetfs; none: memory only)\n"
 	       "    -o index_size=SIZE     most the index_dir may take; least recently used\n"
 	       "                           entries go past it (default 256M)\n"
+	       "    -o crc_check=on|off    a page whose stored CRC does not match its bytes\n"
+	       "                           fails its reads with EIO (default on; off: served\n"
+	       "                           as decoded, verify.txt still reports it)\n"
 	       "    -o poll_us=N           after a request, wait this many microseconds for\n"
 	       "                           the next one awake (default 300; 0: sleep at once)\n"
 	       "\n"
@@ -539,6 +543,14 @@ bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen)
 		snprintf(msg, msglen, "index_size=%s: expected a size such as 256M or 1G "
 			 "(index_dir=none keeps no index)", o->index_size_s);
 		return false;
+	}
+	if (o->crc_check_s) {
+		if (!strcasecmp(o->crc_check_s, "on") || !strcasecmp(o->crc_check_s, "off")) {
+			o->crc_check = !strcasecmp(o->crc_check_s, "on");
+		} else {
+			snprintf(msg, msglen, "crc_check=%s: expected on or off", o->crc_check_s);
+			return false;
+		}
 	}
 	return pfs_options_check_writer(o, msg, msglen) && check_encryption(o, msg, msglen);
 }

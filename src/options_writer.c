@@ -17,6 +17,7 @@
 void pfs_options_init(pfs_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->crc_check = true;
 }
 
 void pfs_options_free(pfs_options *o)
@@ -28,6 +29,7 @@ void pfs_options_free(pfs_options *o)
 		      &o->encrypt, &o->encrypt_columns, &o->encryption_algorithm_s,
 		      &o->aad_prefix, &o->container, &o->source_abs, &o->index_dir_s, &o->index_dir,
 		      &o->index_size_s,
+		      &o->crc_check_s,
 		      &o->poll_us_s,
 		      &o->delimiter_s, &o->replace_s,
 		      &o->endpoint, &o->region, &o->profile, &o->ca_file, &o->metadata_ttl_s,
