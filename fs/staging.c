@@ -159,8 +159,8 @@ got:
 		return -ENOENT;
 	if (kind != PFS_K_STG_DIR && !S_ISREG(st->st_mode))
 		return -ENOENT;
-	if (kind == PFS_K_STG_ERROR)
-		st->st_mode = S_IFREG | (st->st_mode & 0444);
+	if (kind == PFS_K_STG_ERROR) /* the staged file's mode (.progress: 0444) */
+		st->st_mode = S_IFREG | (st->st_mode & 0666);
 	if (kind == PFS_K_STG_FILE) /* cp and friends write in blocks of this size */
 		st->st_blksize = PFS_STG_WRITE_BLOCK;
 	st->st_ino = ino;
@@ -381,6 +381,10 @@ static int open_store_file(const char *p, int oflags, int flags, mode_t mode, co
 	int fd = open(p, oflags | O_CREAT | O_EXCL, mode & 0666);
 	if (fd < 0 && errno == EEXIST && !(flags & O_EXCL))
 		return open(p, oflags, 0);
+	/* the mode asked for (the caller's umask applied by the kernel), not
+	 * narrowed by the daemon's: the published file takes it */
+	if (fd >= 0)
+		(void)fchmod(fd, mode & 0777);
 	if (fd >= 0 && geteuid() == 0 && c->uid != 0 && fchown(fd, c->uid, c->gid) != 0) {
 		int e = errno;
 		close(fd);

@@ -481,6 +481,12 @@ static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, bg_sync
 	}
 	if (st == PQ_OK)
 		st = pub->begin(be, trel, e->name, &cred, &p, &out, err);
+	/* the staged file's permission bits (its owner is cred): a private
+	 * CSV is published private */
+	struct stat sst;
+	if (st == PQ_OK && fstat(in, &sst) == 0 && fchmod(out, sst.st_mode & 0777) != 0)
+		pfs_log(LOG_WARNING, "staging: %s: cannot set the mode of its Parquet file: %s",
+			e->rel, strerror(errno));
 	if (st == PQ_OK) {
 		st = append ? stg_append_convert(s, e, t, in, out, trel, &appended, err)
 			    : convert(s, e, t, in, out, trel, err);

@@ -192,17 +192,19 @@ void stg_error_write(pfs_staging *s, const char *rel, const char *msg)
 	char line[PQ_ERROR_MSG_MAX * 2 + 2];
 	size_t n = pfs_escape_line(msg, line, sizeof line - 1);
 	line[n++] = '\n';
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		pfs_log(LOG_ERR, "%s: %s", tmp, strerror(errno));
 		return;
 	}
 	/* the .error belongs to whom the staged file belongs (who may rm it
-	 * from a sticky directory) */
+	 * from a sticky directory), with its mode: it may quote its values */
 	char sp[PATH_MAX];
 	struct stat sst;
-	if (geteuid() == 0 && stg_store_path(s, rel, NULL, sp, sizeof sp) == 0 &&
-	    stat(sp, &sst) == 0 && fchown(fd, sst.st_uid, sst.st_gid) != 0)
+	bool staged = stg_store_path(s, rel, NULL, sp, sizeof sp) == 0 && stat(sp, &sst) == 0;
+	if (staged && geteuid() == 0 && fchown(fd, sst.st_uid, sst.st_gid) != 0)
+		pfs_log(LOG_WARNING, "%s: %s", tmp, strerror(errno));
+	if (fchmod(fd, staged ? sst.st_mode & 0666 : 0644) != 0)
 		pfs_log(LOG_WARNING, "%s: %s", tmp, strerror(errno));
 	bool ok = write(fd, line, n) == (ssize_t)n && fsync(fd) == 0;
 	close(fd);
