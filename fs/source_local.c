@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <syslog.h>
@@ -447,18 +448,34 @@ static pq_status pub_begin(void *be, const char *rel, const char *who, const pfs
 	snprintf(p->rel, sizeof p->rel, "%s", rel);
 	const char *b = strrchr(p->rel, '/');
 	p->base = b ? b + 1 : p->rel;
-	/* a hidden name the listing skips (source.c) and recovery removes
-	 * when its process is gone (staging_store.c) */
-	int k = snprintf(p->tmp, sizeof p->tmp, ".%s.tmp-%ld-%u", p->base, (long)getpid(),
-			 atomic_fetch_add(&l->tmp_seq, 1));
+	/* A hidden name the listing skips (source.c), locked (flock) while
+	 * it is written: recovery removes it once no one holds the lock
+	 * (staging_store.c), which the kernel drops with the last descriptor
+	 * of a process however it ends; a process id may be alive (a zombie,
+	 * a process still exiting, a reused id) long after. Recovery locks a
+	 * name before it removes it: a name removed between our create and
+	 * our lock has no link left, and another is taken. */
 	pq_status st = PQ_OK;
-	if (k < 0 || (size_t)k >= sizeof p->tmp)
-		st = pq_fail(err, PQ_EIO, "%s: the name %s is too long", who, p->base);
-	else if ((p->fd = openat(dfd, p->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				 0666)) < 0)
-		st = pq_fail(err, PQ_EIO, "%s: cannot create %s beside %s: %s", who, p->tmp, rel,
-			     strerror(errno));
-	else if ((rc = own_at(dfd, p->tmp, c)) != 0)
+	for (int tries = 0; st == PQ_OK && p->fd < 0; tries++) {
+		int k = snprintf(p->tmp, sizeof p->tmp, ".%s.tmp-%ld-%u", p->base, (long)getpid(),
+				 atomic_fetch_add(&l->tmp_seq, 1));
+		struct stat tst;
+		if (k < 0 || (size_t)k >= sizeof p->tmp)
+			st = pq_fail(err, PQ_EIO, "%s: the name %s is too long", who, p->base);
+		else if ((p->fd = openat(dfd, p->tmp,
+					 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					 0666)) < 0 && (errno != EEXIST || tries >= 8))
+			st = pq_fail(err, PQ_EIO, "%s: cannot create %s beside %s: %s", who, p->tmp,
+				     rel, strerror(errno));
+		else if (p->fd >= 0 && flock(p->fd, LOCK_EX) == 0 && fstat(p->fd, &tst) == 0 &&
+			 tst.st_nlink == 0) {
+			close(p->fd); /* removed by a recovery: another name */
+			p->fd = -1;
+			if (tries >= 8)
+				st = pq_fail(err, PQ_EIO, "%s: cannot keep %s beside %s", who, p->tmp, rel);
+		}
+	}
+	if (st == PQ_OK && (rc = own_at(dfd, p->tmp, c)) != 0)
 		st = pq_fail(err, PQ_EIO, "%s: cannot give %s to its writer: %s", who, p->tmp,
 			     strerror(-rc));
 	if (st != PQ_OK) {
@@ -492,6 +509,7 @@ static pq_status pub_commit(pfs_publish *p, pq_error *err)
 		st = pq_fail(err, PQ_EIO, "%s: cannot write %s: %s", p->who, p->rel, strerror(errno));
 	int fd = p->fd;
 	p->fd = -1;
+	int lock = dup(fd); /* the lock held until the rename (a recovery keeps off) */
 	if (close(fd) != 0 && st == PQ_OK)
 		st = pq_fail(err, PQ_EIO, "%s: cannot write %s: %s", p->who, p->rel, strerror(errno));
 	/* SOURCE may have changed while converting (a file put there since) */
@@ -503,7 +521,9 @@ static pq_status pub_commit(pfs_publish *p, pq_error *err)
 			     strerror(errno));
 	if (st != PQ_OK)
 		(void)unlinkat(p->dfd, p->tmp, 0);
-	else if (fsync(p->dfd) != 0)
+	if (lock >= 0)
+		close(lock);
+	if (st == PQ_OK && fsync(p->dfd) != 0)
 		pfs_log(LOG_WARNING, "staging: fsync of the directory of %s: %s", p->rel,
 			strerror(errno));
 	close(p->dfd);

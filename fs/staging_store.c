@@ -19,24 +19,29 @@
  * At mount, recovery (a thread of its own) gives every unclosed file an
  * .error, removes .done files, converts every closed staged file that has
  * no .error yet or whose .error came with a .retry marker, and removes
- * temporary files of publishing
- * (.NAME.parquet.tmp-PID-N) whose process is gone. */
+ * temporary files of publishing (.NAME.parquet.tmp-PID-N) that no writer
+ * holds locked. */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "staging_internal.h"
 
 #define RECOVERY_MAX_DEPTH 64
+/* A temporary file still held at mount is looked at again every second
+ * (the thread wakes every 100 ms, so an unmount does not wait for it). */
+#define RECOVERY_RETRY_NS 100000000L
+#define RECOVERY_RETRY_PASS 10
 
 static const struct {
 	const char *ext;
@@ -361,8 +366,8 @@ static void recover_dir(pfs_staging *s, const char *rel, int depth)
 	closedir(d);
 }
 
-/* ".NAME.parquet.tmp-PID-N" of a process that is gone. */
-static bool stale_tmp(const char *name)
+/* ".NAME.parquet.tmp-PID-N": a publication's temporary file. */
+static bool publish_tmp(const char *name)
 {
 	if (name[0] != '.')
 		return false;
@@ -371,14 +376,34 @@ static bool stale_tmp(const char *name)
 		return false;
 	char *end;
 	long pid = strtol(t + strlen(".parquet.tmp-"), &end, 10);
-	if (pid <= 0 || *end != '-')
-		return false;
-	if (pid == (long)getpid())
-		return false; /* ours: a conversion running now */
-	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+	return pid > 0 && *end == '-';
 }
 
-static void clean_tmp(pfs_staging *s, int dfd, int depth)
+/* Removes a publication's temporary file that no one writes: its writer
+ * holds an flock on it until it is renamed (source_local.c), and the
+ * kernel drops that lock with the writer's last descriptor, however it
+ * ended (a killed daemon's process id may live on as a zombie, or be
+ * reused). 0 removed or gone, -EWOULDBLOCK held. */
+static int remove_tmp(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct stat a, b;
+	int rc = 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+		rc = errno == EWOULDBLOCK ? -EWOULDBLOCK : 0;
+	/* still the file locked (not a new one under the name), then gone */
+	else if (fstat(fd, &a) == 0 && fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+		 a.st_ino == b.st_ino && a.st_dev == b.st_dev && unlinkat(dfd, name, 0) == 0)
+		pfs_log(LOG_INFO, "staging: removed %s, left by a stopped conversion", name);
+	close(fd);
+	return rc;
+}
+
+/* Temporary files in SOURCE; those held by a writer are counted in *held
+ * (when the writer is a daemon still exiting, a later pass removes them). */
+static void clean_tmp(pfs_staging *s, int dfd, int depth, int *held)
 {
 	DIR *d = fdopendir(dfd);
 	if (!d) {
@@ -393,33 +418,47 @@ static void clean_tmp(pfs_staging *s, int dfd, int depth)
 		struct stat st;
 		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		if (S_ISREG(st.st_mode) && stale_tmp(name)) {
-			if (unlinkat(dirfd(d), name, 0) == 0)
-				pfs_log(LOG_INFO, "staging: removed %s, left by a stopped conversion",
-					name);
+		if (S_ISREG(st.st_mode) && publish_tmp(name)) {
+			if (remove_tmp(dirfd(d), name) != 0)
+				(*held)++;
 		} else if (S_ISDIR(st.st_mode) && depth < RECOVERY_MAX_DEPTH) {
 			int c = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 			if (c >= 0)
-				clean_tmp(s, c, depth + 1);
+				clean_tmp(s, c, depth + 1, held);
 		}
 	}
 	closedir(d);
 }
 
+/* One pass over SOURCE; the number of temporary files still held. */
+static int clean_source(pfs_staging *s)
+{
+	int held = 0;
+	int dfd = open(s->fs->opts->source_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		clean_tmp(s, dfd, 0, &held);
+	return held;
+}
+
 void *stg_recovery_run(void *arg)
 {
 	pfs_staging *s = arg;
-	int dfd = open(s->fs->opts->source_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		clean_tmp(s, dfd, 0);
-		close(dfd);
-	}
+	int held = clean_source(s);
 	int rc = stg_store_check(s, false);
 	if (rc == 0)
 		recover_dir(s, "", 0);
 	else if (rc != -ENOENT)
 		pfs_log(LOG_ERR, "staging: %s is not the daemon's own directory: not recovered",
 			s->store);
+	/* Files still locked: a killed daemon whose exit is not over (a
+	 * thread in a long fdatasync), or another daemon's conversion, which
+	 * renames or removes its own. Looked at again until none is left. */
+	for (int i = 0; held > 0 && !atomic_load(&s->stop); i++) {
+		struct timespec ts = {0, RECOVERY_RETRY_NS};
+		nanosleep(&ts, NULL);
+		if (i % RECOVERY_RETRY_PASS == RECOVERY_RETRY_PASS - 1)
+			held = clean_source(s);
+	}
 	return NULL;
 }
 
