@@ -2,19 +2,20 @@
  *
  * staging/ and its sub-directories map to SOURCE's directories: a
  * directory of staging/ lists the sub-directories of SOURCE (and of the
- * store), the staged files (.csv .tsv .schema .parquet) and their .error
- * files. Staged bytes go straight to the store (staging_store.c); nothing
- * is kept in memory but a little state per name.
+ * store), the staged files (.csv .tsv .schema .parquet), temporary files
+ * (staging_names.c) and .error files. Staged bytes go straight to the
+ * store (staging_store.c); nothing is kept in memory but a little state
+ * per name.
  *
- * Conversion is triggered by a close: the FUSE flush that comes when a
- * writer closes a descriptor converts the file when it has been written,
- * created or truncated since the last conversion (an empty file fails
- * with EINVAL) and no other handle has it open for writing, so close()
- * (and `cp`'s exit status) reports the outcome. A file that only a later
- * release sees as finished (written by two processes whose flushes raced)
- * is converted at that release; its outcome is then only in `.error`. A
- * failed write is remembered: the next close fails with its errno and
- * converts nothing. A write after a
+ * Conversion is triggered by a close: the FUSE flush that comes when the
+ * process that opened the file closes a descriptor (other processes that
+ * wrote through it gone) converts the file when it has been written,
+ * created or truncated since the last conversion and no other handle has
+ * it open for writing, so close() (and `cp`'s exit status) reports the
+ * outcome. A file that only a later release sees as finished (its opener
+ * closed first, or flushes raced) is converted at that release; its
+ * outcome is then only in `.error`. A failed write is remembered: the
+ * next close fails with its errno and converts nothing. A write after a
  * conversion through a descriptor still open (dup) stages the file again,
  * so the next close publishes the whole file as it then is.
  *
@@ -45,16 +46,19 @@ typedef struct stg_handle {
 	stg_ent *e;
 	int fd;
 	bool writable;
+	bool temp;      /* a temporary name: kept, never converted */
 	uint64_t gen;   /* e->gen when opened: a later gen means another file */
+	pid_t opener;   /* the process that opened it (0: unknown): its close converts */
+	pid_t other;    /* another process that wrote through it and has not closed */
 } stg_handle;
 
-static pfs_staging *stg_of(fuse_req_t req)
+pfs_staging *stg_of(fuse_req_t req)
 {
 	return ((pfs_fs *)fuse_req_userdata(req))->staging;
 }
 
 /* The caller of req: staging acts with their rights (pfs_source.h). */
-static void cred_of(fuse_req_t req, pfs_cred *c)
+void stg_cred_of(fuse_req_t req, pfs_cred *c)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	memset(c, 0, sizeof *c);
@@ -67,7 +71,7 @@ static void cred_of(fuse_req_t req, pfs_cred *c)
 /* Whether c could write the target of the staged name rel in SOURCE:
  * asked before a file is staged, so nothing is accepted that could never
  * be published (publishing asks again). */
-static int may_stage(pfs_staging *s, const char *rel, const pfs_cred *c)
+int stg_may_stage(pfs_staging *s, const char *rel, const pfs_cred *c)
 {
 	char trel[PATH_MAX];
 	void *be;
@@ -115,6 +119,18 @@ stg_ent *stg_ent_get(pfs_staging *s, const char *rel)
 	return e;
 }
 
+/* The entry of rel when one is kept, else NULL (nothing is made). */
+stg_ent *stg_ent_find(pfs_staging *s, const char *rel)
+{
+	size_t b = rel_hash(rel) & (s->nbuckets - 1);
+	pthread_mutex_lock(&s->lock);
+	stg_ent *e = s->by_rel[b];
+	while (e && strcmp(e->rel, rel))
+		e = e->next_rel;
+	pthread_mutex_unlock(&s->lock);
+	return e;
+}
+
 static stg_ent *ent_by_id(pfs_staging *s, uint64_t id)
 {
 	pthread_mutex_lock(&s->lock);
@@ -125,13 +141,13 @@ static stg_ent *ent_by_id(pfs_staging *s, uint64_t id)
 	return e;
 }
 
-static pfs_node *node_of(pfs_staging *s, stg_ent *e, pfs_kind kind)
+pfs_node *stg_node_of(pfs_staging *s, stg_ent *e, pfs_kind kind)
 {
 	pfs_key k = pfs_key_make(e->id, kind, 0, 0, 0);
 	return pfs_inode_get(s->fs->inodes, &k, NULL);
 }
 
-static stg_ent *ent_of_node(pfs_staging *s, const pfs_node *n)
+stg_ent *stg_ent_of_node(pfs_staging *s, const pfs_node *n)
 {
 	return ent_by_id(s, n->key.gen);
 }
@@ -171,7 +187,7 @@ got:
 int pfs_stg_stat(pfs_fs *fs, pfs_node *n, struct stat *st)
 {
 	pfs_staging *s = fs->staging;
-	stg_ent *e = s ? ent_of_node(s, n) : NULL;
+	stg_ent *e = s ? stg_ent_of_node(s, n) : NULL;
 	if (!e)
 		return -ESTALE;
 	return stat_rel(s, e->rel, (pfs_kind)n->key.kind, n->ino, st);
@@ -189,26 +205,30 @@ const char *pfs_stg_name(const pfs_fs *fs)
 
 /* What `name` in the staging directory dir_ent is: an .error, a staged
  * file, or a directory (of SOURCE or of the store). */
-static int lookup_ent(pfs_staging *s, stg_ent *dir, const char *name, pfs_node **out,
-		      struct stat *st)
+int stg_lookup_ent(pfs_staging *s, stg_ent *dir, const char *name, pfs_node **out,
+		   struct stat *st)
 {
-	if (name[0] == '.')
-		return -ENOENT; /* hidden in SOURCE: never shown */
 	char rel[PATH_MAX];
 	int rc = stg_join(dir->rel, name, rel, sizeof rel);
 	if (rc)
 		return rc;
-	pfs_kind kinds[2] = {PFS_K_STG_DIR, PFS_K_NONE};
+	/* a directory, or a temporary file; hidden directories of SOURCE are
+	 * never shown */
+	pfs_kind kinds[2] = {PFS_K_STG_DIR, PFS_K_STG_FILE};
 	if (stg_error_base(name) || stg_progress_base(name))
-		kinds[0] = PFS_K_STG_ERROR; /* ours, read-only */
+		kinds[0] = PFS_K_STG_ERROR, kinds[1] = PFS_K_NONE; /* ours, read-only */
+	else if (stg_reserved(name))
+		return -ENOENT; /* the store's own names */
 	else if (stg_type_of(name) != STG_T_NONE)
 		kinds[0] = PFS_K_STG_FILE, kinds[1] = PFS_K_STG_DIR;
+	else if (name[0] == '.')
+		kinds[0] = PFS_K_STG_FILE, kinds[1] = PFS_K_NONE;
 	/* nothing is remembered of a name that does not exist */
 	for (int i = 0; i < 2 && kinds[i] != PFS_K_NONE; i++) {
 		if (stat_rel(s, rel, kinds[i], 0, st))
 			continue;
 		stg_ent *e = stg_ent_get(s, rel);
-		pfs_node *n = e ? node_of(s, e, kinds[i]) : NULL;
+		pfs_node *n = e ? stg_node_of(s, e, kinds[i]) : NULL;
 		if (!n)
 			return -ENOMEM;
 		st->st_ino = n->ino;
@@ -222,8 +242,8 @@ int pfs_stg_lookup(pfs_fs *fs, pfs_node *dir, const char *name, pfs_node **out,
 		   struct stat *st)
 {
 	pfs_staging *s = fs->staging;
-	stg_ent *d = ent_of_node(s, dir);
-	return d ? lookup_ent(s, d, name, out, st) : -ESTALE;
+	stg_ent *d = stg_ent_of_node(s, dir);
+	return d ? stg_lookup_ent(s, d, name, out, st) : -ESTALE;
 }
 
 /* ---- listing ------------------------------------------------------------------------ */
@@ -236,7 +256,7 @@ static int list_entry(pfs_staging *s, stg_ent *d, const char *name, pfs_kind kin
 	if (stg_join(d->rel, name, rel, sizeof rel))
 		return 0;
 	stg_ent *e = stg_ent_get(s, rel);
-	pfs_node *n = e ? node_of(s, e, kind) : NULL;
+	pfs_node *n = e ? stg_node_of(s, e, kind) : NULL;
 	return n ? fn(ctx, name, n) : -ENOMEM;
 }
 
@@ -269,13 +289,11 @@ static int list_store(pfs_staging *s, stg_ent *d, const char *path, pfs_stg_list
 	struct dirent *de;
 	while (rc == 0 && (de = readdir(dh))) {
 		const char *name = de->d_name;
-		if (name[0] == '.')
-			continue;
 		struct stat st;
-		if (fstatat(dirfd(dh), name, &st, 0) != 0)
+		if ((name[0] == '.' && stg_reserved(name)) || fstatat(dirfd(dh), name, &st, 0) != 0)
 			continue;
 		pfs_kind kind = PFS_K_NONE;
-		if (S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st.st_mode) && name[0] != '.') {
 			/* a directory of both SOURCE and the store is listed once */
 			char rel[PATH_MAX];
 			struct stat sst;
@@ -286,8 +304,8 @@ static int list_store(pfs_staging *s, stg_ent *d, const char *path, pfs_stg_list
 		} else if (S_ISREG(st.st_mode)) {
 			if (stg_error_base(name) || stg_progress_base(name))
 				kind = PFS_K_STG_ERROR;
-			else if (stg_type_of(name) != STG_T_NONE)
-				kind = PFS_K_STG_FILE;
+			else if (stg_type_of(name) != STG_T_NONE || stg_temp_name(name))
+				kind = PFS_K_STG_FILE; /* staged, or temporary */
 		}
 		if (kind != PFS_K_NONE)
 			rc = list_entry(s, d, name, kind, fn, ctx);
@@ -299,7 +317,7 @@ static int list_store(pfs_staging *s, stg_ent *d, const char *path, pfs_stg_list
 int pfs_stg_list(pfs_fs *fs, pfs_node *dir, pfs_stg_list_fn fn, void *ctx)
 {
 	pfs_staging *s = fs->staging;
-	stg_ent *d = ent_of_node(s, dir);
+	stg_ent *d = stg_ent_of_node(s, dir);
 	if (!d)
 		return -ESTALE;
 	char tp[PATH_MAX];
@@ -317,7 +335,7 @@ int pfs_stg_list(pfs_fs *fs, pfs_node *dir, pfs_stg_list_fn fn, void *ctx)
 
 /* ---- handles ------------------------------------------------------------------------ */
 
-static void reply_entry(fuse_req_t req, pfs_node *n, const struct stat *st)
+void stg_reply_entry(fuse_req_t req, pfs_node *n, const struct stat *st)
 {
 	struct fuse_entry_param ep;
 	memset(&ep, 0, sizeof ep);
@@ -330,7 +348,7 @@ static void reply_entry(fuse_req_t req, pfs_node *n, const struct stat *st)
  * handles of the old one no longer count as its writers. The generation
  * is the inode number: it cannot be reused while a handle holds the old
  * inode open, and 0 means no file. */
-static void adopt_file(pfs_staging *s, stg_ent *e, const struct stat *st)
+void stg_adopt_file(pfs_staging *s, stg_ent *e, const struct stat *st)
 {
 	if ((uint64_t)st->st_ino == e->gen)
 		return;
@@ -360,10 +378,11 @@ static int touch_dirty(pfs_staging *s, stg_ent *e, bool written)
 			return -errno;
 		e->converted = false;
 	}
-	if (!e->dirty) {
+	if (!e->dirty || e->empty_told) {
 		stg_error_remove(s, e->rel);
 		stg_retry_mark(s, e->rel, false);
 	}
+	e->empty_told = false;
 	if (!written)
 		e->write_err = 0; /* created or truncated: the old bytes are gone */
 	e->dirty = true;
@@ -417,9 +436,10 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 		return -ENOMEM;
 	h->e = e;
 	h->writable = writable;
+	h->temp = kind == PFS_K_STG_FILE && stg_temp_name(e->name);
 	int oflags = O_CLOEXEC | O_NOFOLLOW | (writable ? O_RDWR : O_RDONLY);
 	/* readers need no state: they never wait for a conversion */
-	bool locked = kind == PFS_K_STG_FILE && writable;
+	bool locked = kind == PFS_K_STG_FILE && writable && !h->temp;
 	if (locked)
 		pthread_mutex_lock(&e->lock);
 	h->fd = open_store_file(p, oflags, flags, mode, creator);
@@ -431,8 +451,12 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 		e->owner = *creator;
 		e->has_owner = true;
 	}
-	if (kind == PFS_K_STG_FILE && writable) {
-		adopt_file(s, e, st);
+	if (h->temp && writable && (flags & O_TRUNC) && ftruncate(h->fd, 0) != 0) {
+		rc = -errno;
+		goto fail;
+	}
+	if (locked) {
+		stg_adopt_file(s, e, st);
 		h->gen = e->gen;
 		e->writers++;
 		if ((flags & O_TRUNC) && ftruncate(h->fd, 0) != 0) {
@@ -468,7 +492,7 @@ static void handle_close(pfs_staging *s, stg_handle *h)
 {
 	pfs_live_del(s->fs, &h->live);
 	stg_ent *e = h->e;
-	if (h->writable) {
+	if (h->writable && !h->temp) {
 		pthread_mutex_lock(&e->lock);
 		if (h->gen == e->gen && e->writers > 0 && --e->writers == 0) {
 			if (e->dirty && !e->converted) {
@@ -511,15 +535,15 @@ static bool has_control(const char *name)
 	return false;
 }
 
-static bool valid_new_name(const char *name, bool dir, int *rc)
+bool stg_valid_new_name(const char *name, bool dir, int *rc)
 {
 	*rc = 0;
 	if (strlen(name) > NAME_LIMIT)
 		*rc = -ENAMETOOLONG;
 	else if (has_control(name))
 		*rc = -EINVAL;
-	else if (name[0] == '.' || (!dir && stg_type_of(name) == STG_T_NONE))
-		*rc = -EINVAL; /* hidden names, and only the accepted extensions */
+	else if (dir ? name[0] == '.' : stg_reserved(name))
+		*rc = -EINVAL; /* hidden directories, and the store's own names */
 	return *rc == 0;
 }
 
@@ -527,18 +551,18 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 		    struct fuse_file_info *fi)
 {
 	pfs_staging *s = stg_of(req);
-	stg_ent *d = ent_of_node(s, dir), *e = NULL;
+	stg_ent *d = stg_ent_of_node(s, dir), *e = NULL;
 	char rel[PATH_MAX];
 	int rc;
 	if (!d)
 		rc = -ESTALE;
-	else if (valid_new_name(name, false, &rc) &&
+	else if (stg_valid_new_name(name, false, &rc) &&
 		 (rc = stg_join(d->rel, name, rel, sizeof rel)) == 0 && !(e = stg_ent_get(s, rel)))
 		rc = -ENOMEM;
 	pfs_cred cred;
-	cred_of(req, &cred);
-	if (rc == 0)
-		rc = may_stage(s, rel, &cred);
+	stg_cred_of(req, &cred);
+	if (rc == 0 && !stg_temp_name(name)) /* a temporary name publishes nothing */
+		rc = stg_may_stage(s, rel, &cred);
 	if (rc == 0 && (rc = stg_store_check(s, true)) != 0)
 		pfs_log(LOG_ERR, "staging: %s is not the daemon's own directory (%s): nothing is staged",
 			s->store, strerror(-rc));
@@ -551,7 +575,7 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 		rc = open_staged(s, e, PFS_K_STG_FILE, fi->flags, mode, &cred, &h, &st);
 	if (rc && app > 0)
 		stg_append_forget(s, rel);
-	pfs_node *n = rc == 0 ? node_of(s, e, PFS_K_STG_FILE) : NULL;
+	pfs_node *n = rc == 0 ? stg_node_of(s, e, PFS_K_STG_FILE) : NULL;
 	if (rc == 0 && !n) {
 		handle_close(s, h);
 		rc = -ENOMEM;
@@ -565,6 +589,7 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 	memset(&ep, 0, sizeof ep);
 	ep.ino = n->ino;
 	ep.attr = st;
+	h->opener = stg_tgid(fuse_req_ctx(req)->pid);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	pfs_live_add(s->fs, &h->live, handle_drop);
 	if (fuse_reply_create(req, &ep, fi) == -ENOENT) /* interrupted */
@@ -574,7 +599,7 @@ void pfs_stg_create(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode
 void pfs_stg_open(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi)
 {
 	pfs_staging *s = stg_of(req);
-	stg_ent *e = ent_of_node(s, n);
+	stg_ent *e = stg_ent_of_node(s, n);
 	pfs_kind kind = (pfs_kind)n->key.kind;
 	int rc = !e ? -ESTALE : kind == PFS_K_STG_DIR ? -EISDIR : 0;
 	stg_handle *h = NULL;
@@ -585,6 +610,7 @@ void pfs_stg_open(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi)
 		fuse_reply_err(req, -rc);
 		return;
 	}
+	h->opener = stg_tgid(fuse_req_ctx(req)->pid);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	pfs_live_add(s->fs, &h->live, handle_drop);
 	if (fuse_reply_open(req, fi) == -ENOENT)
@@ -612,10 +638,17 @@ void pfs_stg_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		return;
 	}
 	int rc = 0;
+	pid_t tid = fuse_req_ctx(req)->pid;
 	pthread_mutex_lock(&e->lock);
 	/* a handle of a replaced or removed file writes to its own bytes only */
-	if (h->gen == e->gen && (!e->written || e->converted || !e->marker))
+	if (!h->temp && h->gen == e->gen &&
+	    (!e->written || e->converted || !e->marker || e->empty_told))
 		rc = touch_dirty(s, e, true);
+	/* another process writing through the opener's file: the opener's
+	 * close waits for it (pfs_stg_flush) */
+	pid_t who;
+	if (h->opener && tid && tid != h->opener && (who = stg_tgid(tid)) && who != h->opener)
+		h->other = who;
 	pthread_mutex_unlock(&e->lock);
 	size_t done = 0;
 	while (rc == 0 && done < size) {
@@ -636,7 +669,7 @@ void pfs_stg_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		fuse_reply_err(req, -rc);
 	} else {
 		pthread_mutex_lock(&e->lock); /* (writes are up to 1 MiB: one lock is nothing) */
-		if (h->gen == e->gen)
+		if (h->gen == e->gen && !h->temp)
 			stg_ahead_wrote(s, e, h->fd, (uint64_t)off, done);
 		pthread_mutex_unlock(&e->lock);
 		fuse_reply_write(req, done);
@@ -649,12 +682,30 @@ void pfs_stg_flush(fuse_req_t req, struct fuse_file_info *fi)
 	stg_handle *h = (stg_handle *)(uintptr_t)fi->fh;
 	stg_ent *e = h->e;
 	int rc = 0;
-	if (h->writable) {
+	if (h->writable && !h->temp) {
+		/* Every close(2) of a descriptor sends a flush, from the closing
+		 * process. The file converts at the close of the process that
+		 * opened it, once no other process that wrote through it is
+		 * still holding it (`{ head; tail; } > x.csv`); else at the
+		 * release, the last close. The others' closes publish nothing. */
+		pid_t tid = fuse_req_ctx(req)->pid;
+		pid_t who = tid == h->opener ? tid : stg_tgid(tid);
 		pthread_mutex_lock(&e->lock);
+		bool mine = !h->opener || !who || who == h->opener;
+		struct stat st;
+		if (!mine && h->other == who)
+			h->other = 0;
 		/* dirty, not only written: an empty file closes with EINVAL */
-		if (h->gen == e->gen && e->dirty && !e->converted && e->writers == 1) {
-			rc = stg_finish(s, e, h->fd, true);
-			stg_ahead_drop(s, e);
+		if (mine && !h->other && h->gen == e->gen && e->dirty && !e->converted &&
+		    e->writers == 1) {
+			if (!e->written && fstat(h->fd, &st) == 0 && st.st_size == 0) {
+				rc = stg_empty_told(s, e);
+			} else {
+				rc = stg_finish(s, e, h->fd, true);
+				stg_ahead_drop(s, e);
+				if (rc == 0 && fstat(h->fd, &st) == 0)
+					stg_gone_set(e, who, &st);
+			}
 		}
 		pthread_mutex_unlock(&e->lock);
 	}
@@ -681,6 +732,9 @@ void pfs_stg_getattr(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi)
 	pfs_fs *fs = fuse_req_userdata(req);
 	struct stat st;
 	int rc = pfs_stg_stat(fs, n, &st);
+	stg_ent *e = rc && !fi && n->key.kind == PFS_K_STG_FILE ? stg_ent_of_node(fs->staging, n) : NULL;
+	if (e) /* published a moment ago by the caller's close */
+		rc = stg_gone_stat(e, stg_tgid(fuse_req_ctx(req)->pid), &st);
 	if (rc && fi && n->key.kind == PFS_K_STG_FILE) {
 		/* an open file already published (its bytes are hidden) */
 		stg_handle *h = (stg_handle *)(uintptr_t)fi->fh;
@@ -697,7 +751,7 @@ void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
 		     struct fuse_file_info *fi)
 {
 	pfs_staging *s = stg_of(req);
-	stg_ent *e = ent_of_node(s, n);
+	stg_ent *e = stg_ent_of_node(s, n);
 	pfs_kind kind = (pfs_kind)n->key.kind;
 	stg_handle *h = fi ? (stg_handle *)(uintptr_t)fi->fh : NULL;
 	char p[PATH_MAX];
@@ -706,12 +760,22 @@ void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
 	 * stay; a staged file takes size, mode and times (cp -p) */
 	if (rc == 0 && kind == PFS_K_STG_ERROR && (to_set & FUSE_SET_ATTR_SIZE))
 		rc = -EPERM;
+	struct stat gst;
+	if (rc == 0 && !h && kind == PFS_K_STG_FILE && access(p, F_OK) != 0 &&
+	    stg_gone_stat(e, stg_tgid(fuse_req_ctx(req)->pid), &gst) == 0) {
+		/* its writer's touch-up after the close that published it
+		 * (rsync --inplace sets times and mode by name): nothing to do */
+		fuse_reply_attr(req, &gst, 0);
+		return;
+	}
 	if (rc == 0 && kind == PFS_K_STG_FILE && (to_set & FUSE_SET_ATTR_SIZE)) {
 		pthread_mutex_lock(&e->lock);
-		stg_ahead_drop(s, e); /* the bytes it read may go */
+		bool temp = stg_temp_name(e->name);
+		if (!temp)
+			stg_ahead_drop(s, e); /* the bytes it read may go */
 		if ((h ? ftruncate(h->fd, attr->st_size) : truncate(p, attr->st_size)) != 0)
 			rc = -errno;
-		else if (!h || h->gen == e->gen)
+		else if (!temp && (!h || h->gen == e->gen))
 			rc = touch_dirty(s, e, false);
 		if (rc == 0 && attr->st_size == 0 && (!h || h->gen == e->gen))
 			stg_append_forget(s, e->rel); /* emptied: a whole CSV now */
@@ -739,112 +803,6 @@ void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
 		return;
 	}
 	pfs_stg_getattr(req, n, fi);
-}
-
-/* ---- directories and removal ---------------------------------------------------------- */
-
-/* staging/'s directories are SOURCE's: made and removed by its backend. */
-static int source_mkdir(pfs_staging *s, const char *rel, mode_t mode, const pfs_cred *c)
-{
-	void *be;
-	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
-	return pub ? pub->mkdir(be, rel, mode, c) : -EROFS;
-}
-
-static int source_rmdir(pfs_staging *s, const char *rel, const pfs_cred *c)
-{
-	void *be;
-	const pfs_publish_ops *pub = pfs_source_publish(s->fs, &be);
-	return pub ? pub->rmdir(be, rel, c) : -EROFS;
-}
-
-void pfs_stg_mkdir(fuse_req_t req, pfs_node *dir, const char *name, mode_t mode)
-{
-	pfs_staging *s = stg_of(req);
-	stg_ent *d = ent_of_node(s, dir);
-	char rel[PATH_MAX];
-	int rc = !d ? -ESTALE : 0;
-	if (rc == 0 && valid_new_name(name, true, &rc))
-		rc = stg_join(d->rel, name, rel, sizeof rel);
-	/* a directory of staging/ is a directory of SOURCE */
-	pfs_cred cred;
-	cred_of(req, &cred);
-	if (rc == 0)
-		rc = source_mkdir(s, rel, mode & 07777, &cred);
-	pfs_node *n = NULL;
-	struct stat st;
-	if (rc == 0) {
-		pfs_src_changed(s->fs, rel);
-		rc = lookup_ent(s, d, name, &n, &st);
-	}
-	if (rc)
-		fuse_reply_err(req, -rc);
-	else
-		reply_entry(req, n, &st);
-}
-
-void pfs_stg_rmdir(fuse_req_t req, pfs_node *dir, const char *name)
-{
-	pfs_staging *s = stg_of(req);
-	stg_ent *d = ent_of_node(s, dir);
-	char rel[PATH_MAX], tp[PATH_MAX];
-	int rc = !d ? -ESTALE : stg_join(d->rel, name, rel, sizeof rel);
-	if (rc == 0)
-		rc = stg_store_path(s, rel, NULL, tp, sizeof tp);
-	if (rc == 0) {
-		/* staged files first: rmdir fails while the store holds any */
-		int a = stg_store_check(s, false) ? ENOENT : rmdir(tp) == 0 ? 0 : errno;
-		pfs_cred cred;
-		cred_of(req, &cred);
-		int b = a == 0 || a == ENOENT ? -source_rmdir(s, rel, &cred) : EEXIST;
-		if (a == ENOTEMPTY || a == EEXIST || b == ENOTEMPTY || b == EEXIST)
-			rc = -ENOTEMPTY;
-		else if (a == ENOENT && b == ENOENT)
-			rc = -ENOENT;
-		else if (a && a != ENOENT)
-			rc = -a;
-		else if (b && b != ENOENT)
-			rc = -b;
-		if (b == 0)
-			pfs_src_changed(s->fs, rel);
-	}
-	fuse_reply_err(req, -rc);
-}
-
-void pfs_stg_unlink(fuse_req_t req, pfs_node *dir, const char *name)
-{
-	pfs_staging *s = stg_of(req);
-	stg_ent *d = ent_of_node(s, dir), *e = NULL;
-	char rel[PATH_MAX], p[PATH_MAX];
-	int rc = !d ? -ESTALE : stg_join(d->rel, name, rel, sizeof rel);
-	if (rc == 0 && name[0] == '.')
-		rc = -ENOENT;
-	if (rc == 0 && stg_progress_base(name))
-		rc = -EPERM; /* goes when its conversion ends */
-	if (rc == 0 && !stg_error_base(name) && stg_type_of(name) == STG_T_NONE)
-		rc = -ENOENT;
-	if (rc == 0)
-		rc = stg_store_path(s, rel, NULL, p, sizeof p);
-	if (rc == 0)
-		rc = stg_store_check(s, false); /* never unlink through someone's link */
-	if (rc == 0 && !(e = stg_ent_get(s, rel)))
-		rc = -ENOMEM;
-	if (rc == 0) {
-		pthread_mutex_lock(&e->lock);
-		if (unlink(p) != 0) {
-			rc = -errno;
-		} else if (!stg_error_base(name)) {
-			/* open handles keep writing to the removed bytes, unconverted */
-			stg_marker_clear(s, e);
-			stg_append_forget(s, e->rel);
-			stg_ahead_drop(s, e);
-			e->gen = 0;
-			e->writers = 0;
-			e->dirty = e->written = false;
-		}
-		pthread_mutex_unlock(&e->lock);
-	}
-	fuse_reply_err(req, -rc);
 }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
@@ -896,7 +854,7 @@ pq_status pfs_staging_new(pfs_fs *fs, pfs_staging **out, pq_error *err)
 	 * (staging_publish.c), as key_file sections depend on the path. */
 	s->wopts = fs->opts->write;
 	s->root_ent = stg_ent_get(s, "");
-	s->root = s->root_ent ? node_of(s, s->root_ent, PFS_K_STG_DIR) : NULL;
+	s->root = s->root_ent ? stg_node_of(s, s->root_ent, PFS_K_STG_DIR) : NULL;
 	if (!s->root) {
 		pfs_staging_free(s);
 		return pq_fail(err, PQ_ENOMEM, "no memory");

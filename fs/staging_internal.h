@@ -8,6 +8,9 @@
  *   staging_publish.c  conversion of a closed staged file and atomic
  *                      publishing into SOURCE
  *   staging_append.c   `>>`: rows appended to an existing Parquet file
+ *   staging_names.c    temporary names and rename, unlink, mkdir, rmdir;
+ *                      whose close converts (the opener's), the writer's
+ *                      view of a name its close just published
  *
  * doc/design.md ("Staging") describes the life cycle and the on-disk
  * layout. */
@@ -19,6 +22,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "pfs_internal.h"
 #include "pfs_source.h"
@@ -66,6 +71,14 @@ typedef struct stg_ent {
 	bool ahead_armed;     /* empty with one writer: a write at 0 starts it */
 	bool has_owner;       /* owner is known (from the create) */
 	pfs_cred owner;       /* who created the staged file: staging acts for them */
+	bool empty_told;      /* a close was told "empty file", maybe not the last */
+	/* Published by a close of process gone_pid: that process still sees
+	 * the name, with these attributes, until gone_until (CLOCK_MONOTONIC
+	 * ns), so a writer that sets times or mode by name after its close
+	 * (rsync --inplace) succeeds. */
+	pid_t gone_pid;
+	int64_t gone_until;
+	struct stat gone_st;
 } stg_ent;
 
 struct pfs_staging {
@@ -89,6 +102,47 @@ struct pfs_staging {
 
 /* ---- staging.c ---- */
 stg_ent *stg_ent_get(pfs_staging *s, const char *rel);
+stg_ent *stg_ent_find(pfs_staging *s, const char *rel);
+pfs_node *stg_node_of(pfs_staging *s, stg_ent *e, pfs_kind kind);
+pfs_staging *stg_of(fuse_req_t req);
+void stg_cred_of(fuse_req_t req, pfs_cred *c);
+int stg_may_stage(pfs_staging *s, const char *rel, const pfs_cred *c);
+stg_ent *stg_ent_of_node(pfs_staging *s, const pfs_node *n);
+int stg_lookup_ent(pfs_staging *s, stg_ent *dir, const char *name, pfs_node **out,
+		   struct stat *st);
+void stg_reply_entry(fuse_req_t req, pfs_node *n, const struct stat *st);
+/* Whether name may be created (a file, or a directory with dir); else
+ * *rc says why (-EINVAL, -ENAMETOOLONG). */
+bool stg_valid_new_name(const char *name, bool dir, int *rc);
+/* e's bytes file is now the one of st (a new generation). */
+void stg_adopt_file(pfs_staging *s, stg_ent *e, const struct stat *st);
+/* ---- staging_names.c ---- */
+/* Names the store uses for itself (x.csv.open, x.csv.error, ...): never a
+ * user's file. */
+bool stg_reserved(const char *name);
+/* A temporary file: any other name that is not accepted (a dot-file,
+ * x.csv.tmp, .x.csv.Ab12Cd): kept, never converted; renamed onto an
+ * accepted name, it is converted then. */
+bool stg_temp_name(const char *name);
+/* The process (thread group) of a request's thread id; 0 when unknown. */
+pid_t stg_tgid(pid_t tid);
+/* With e->lock held, right after a close published e: its writer keeps
+ * seeing the name for a moment (stg_ent.gone_pid). */
+void stg_gone_set(stg_ent *e, pid_t who, const struct stat *st);
+/* Attributes of a name published by pid's close a moment ago; -ENOENT. */
+int stg_gone_stat(stg_ent *e, pid_t pid, struct stat *st);
+/* The same for a lookup of name in staging directory dir. */
+int pfs_stg_gone_lookup(fuse_req_t req, pfs_node *dir, const char *name, pfs_node **out,
+			struct stat *st);
+/* With e->lock held, an empty file closed by its opener, which may not be
+ * its last close (a shell's `> x.csv` closes the descriptor it opened
+ * before the command writes): the close fails with EINVAL and the .error
+ * says the file is empty, nothing is logged, and a later write stages it
+ * on. The release converts it, if it is still empty then. -EINVAL. */
+int stg_empty_told(pfs_staging *s, stg_ent *e);
+/* FUSE rename within staging/ (both directories are staging/'s). */
+void pfs_stg_rename(fuse_req_t req, pfs_node *dir, const char *name, pfs_node *newdir,
+		    const char *newname, unsigned int flags);
 /* ---- staging_ahead.c: types inferred while a CSV is written (e->lock held) ---- */
 /* Stops and frees e's inference ahead, if any, and disarms it. */
 void stg_ahead_drop(pfs_staging *s, stg_ent *e);

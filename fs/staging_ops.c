@@ -65,6 +65,8 @@ static void stg_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		rc = dir->key.kind == PFS_K_STG_DIR ? pfs_stg_lookup(fs, dir, name, &n, &e.attr)
 						    : -ENOTDIR;
 	}
+	if (rc == -ENOENT && !root) /* published a moment ago by the caller's close */
+		rc = pfs_stg_gone_lookup(req, dir, name, &n, &e.attr);
 	if (rc == 0)
 		e.ino = n->ino;
 	if (rc == 0 || rc == -ENOENT)
@@ -122,9 +124,12 @@ static void stg_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void stg_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		       fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
-	/* Nothing is renamed in staging/: a staged file is published by its
-	 * close, not by a name. EXDEV makes mv copy (and so convert) instead. */
-	if (stg_node(req, parent) || stg_node(req, newparent))
+	/* In staging/, a temporary file renamed (staging_names.c); into or
+	 * out of it nothing is: EXDEV makes mv copy (and so convert). */
+	pfs_node *dir = stg_dir(req, parent), *newdir = stg_dir(req, newparent);
+	if (dir && newdir)
+		pfs_stg_rename(req, dir, name, newdir, newname, flags);
+	else if (stg_node(req, parent) || stg_node(req, newparent))
 		fuse_reply_err(req, EXDEV);
 	else
 		next_of(req)->rename(req, parent, name, newparent, newname, flags);

@@ -332,14 +332,16 @@ cp "$IN/people2.csv" "$M/staging/fix.csv" || fail "cp of the fixed fix.csv"
 [ -e "$M/staging/fix.csv" ] && fail "fix.csv stays after a success"
 ok "bad inputs"
 
-# ---- names: only the accepted extensions ----------------------------------------
+# ---- names: other names are temporary files, the store's own are refused ---------
 echo x > "$IN/notes.txt"
-cp "$IN/notes.txt" "$M/staging/" 2>"$WORK/cp.err" && fail "cp of a .txt succeeded"
-grep -q "Invalid argument" "$WORK/cp.err" || fail "cp of a .txt: $(cat "$WORK/cp.err")"
-python3 - "$M" <<'PY' || fail "EINVAL for other extensions"
+cp "$IN/notes.txt" "$M/staging/" || fail "cp of a .txt (a temporary file) failed"
+[ "$(cat "$M/staging/notes.txt" 2>&1)" = x ] || fail "the temporary notes.txt reads $(cat "$M/staging/notes.txt" 2>&1)"
+rm "$M/staging/notes.txt" || fail "rm of a temporary file"
+python3 - "$M" <<'PY' || fail "EINVAL for the store's own names"
 import errno, os, sys
 m = sys.argv[1]
-for name in ("a.txt", "a.csv.error", "noext", ".csv", ".hidden.csv", "x.json"):
+for name in ("a.csv.error", "a.csv.open", "a.csv.done", "a.csv.retry", "a.csv.progress",
+             "x.error.tmp", "y.plain-tmp"):
     try:
         open(os.path.join(m, "staging", name), "w").close()
         sys.exit(f"creating {name} succeeded")
