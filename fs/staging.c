@@ -37,6 +37,7 @@
 #include "staging_internal.h"
 
 #define NBUCKETS 4096
+#define STG_OTHERS 4 /* other writers of one handle told apart */
 /* A staged name leaves room for the store's suffixes and the temporary
  * name of its target (".NAME.parquet.tmp-PID-N"). */
 #define NAME_LIMIT (NAME_MAX - 48)
@@ -49,8 +50,37 @@ typedef struct stg_handle {
 	bool temp;      /* a temporary name: kept, never converted */
 	uint64_t gen;   /* e->gen when opened: a later gen means another file */
 	pid_t opener;   /* the process that opened it (0: unknown): its close converts */
-	pid_t other;    /* another process that wrote through it and has not closed */
+	pid_t others[STG_OTHERS]; /* other processes that wrote through it, not closed */
+	bool others_lost; /* more than fit: only the release converts */
 } stg_handle;
+
+/* Another process wrote through h, or (closed) its close came: the
+ * opener's close converts only when none is left. e->lock held. */
+static void other_writer(stg_handle *h, pid_t who, bool closed)
+{
+	for (int i = 0; i < STG_OTHERS; i++) {
+		if (h->others[i] == who) {
+			if (closed)
+				h->others[i] = 0;
+			return;
+		}
+	}
+	for (int i = 0; !closed && i < STG_OTHERS; i++) {
+		if (!h->others[i]) {
+			h->others[i] = who;
+			return;
+		}
+	}
+	h->others_lost |= !closed;
+}
+
+static bool others_hold(const stg_handle *h)
+{
+	for (int i = 0; i < STG_OTHERS; i++)
+		if (h->others[i])
+			return true;
+	return h->others_lost;
+}
 
 pfs_staging *stg_of(fuse_req_t req)
 {
@@ -648,7 +678,7 @@ void pfs_stg_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 	 * close waits for it (pfs_stg_flush) */
 	pid_t who;
 	if (h->opener && tid && tid != h->opener && (who = stg_tgid(tid)) && who != h->opener)
-		h->other = who;
+		other_writer(h, who, false);
 	pthread_mutex_unlock(&e->lock);
 	size_t done = 0;
 	while (rc == 0 && done < size) {
@@ -693,10 +723,10 @@ void pfs_stg_flush(fuse_req_t req, struct fuse_file_info *fi)
 		pthread_mutex_lock(&e->lock);
 		bool mine = !h->opener || !who || who == h->opener;
 		struct stat st;
-		if (!mine && h->other == who)
-			h->other = 0;
+		if (!mine)
+			other_writer(h, who, true);
 		/* dirty, not only written: an empty file closes with EINVAL */
-		if (mine && !h->other && h->gen == e->gen && e->dirty && !e->converted &&
+		if (mine && !others_hold(h) && h->gen == e->gen && e->dirty && !e->converted &&
 		    e->writers == 1) {
 			if (!e->written && fstat(h->fd, &st) == 0 && st.st_size == 0) {
 				rc = stg_empty_told(s, e);

@@ -174,30 +174,38 @@ cp "$IN/empty.csv" "$M/staging/empty.csv" 2>"$WORK/cp.err" && fail "cp of an emp
 grep -q "Invalid argument" "$WORK/cp.err" || fail "cp of an empty CSV: $(cat "$WORK/cp.err")"
 grep -q "empty file" "$M/staging/empty.csv.error" 2>/dev/null || fail "no empty.csv.error saying so"
 rm -f "$M/staging/empty.csv" "$M/staging/empty.csv.error"
-# the opener closes first, while another process still writes: the last close converts
+# the opener closes first, while another process still writes: the last
+# close converts (A writes, B writes and exits, the opener closes, A ends)
 n0=$(loglines)
 python3 - "$M/staging/late.csv" "$IN/a.csv" <<'PY' || fail "opener closing first"
 import os, subprocess, sys, time
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 data = open(sys.argv[2], "rb").read()
-half = data.index(b"\n100,") + 1
-r, w = os.pipe()
-child = subprocess.Popen(["python3", "-c", """
+x = data.index(b"\n50,") + 1
+y = data.index(b"\n100,") + 1
+writer = """
 import os, sys
-h = sys.argv[1].encode()
-os.write(1, open(sys.argv[2], 'rb').read()[:int(sys.argv[3])])
-os.read(0, 1)   # until the opener has closed
-os.write(1, open(sys.argv[2], 'rb').read()[int(sys.argv[3]):])
-""", "", sys.argv[2], str(half)], stdout=fd, stdin=r)
+d = open(sys.argv[1], 'rb').read()
+os.write(1, d[int(sys.argv[2]):int(sys.argv[3])])
+if len(sys.argv) > 4:
+    os.read(0, 1)   # until the opener has closed
+    os.write(1, d[int(sys.argv[4]):])
+"""
+r, w = os.pipe()
+a = subprocess.Popen(["python3", "-c", writer, sys.argv[2], "0", str(x), str(y)], stdout=fd, stdin=r)
 os.close(r)
-time.sleep(0.5)            # the child wrote its first half
-os.close(fd)               # the opener's close: nothing may publish yet
+time.sleep(0.5)            # A wrote its first part
+b = subprocess.Popen(["python3", "-c", writer, sys.argv[2], str(x), str(y)], stdout=fd)
+if b.wait():
+    sys.exit("writer B failed")
+os.close(fd)               # the opener's close: A still writes, nothing may publish
+time.sleep(0.3)
 p = os.path.join(os.path.dirname(os.path.dirname(sys.argv[1])), "late.parquet")
 if os.path.exists(p):
     sys.exit("the opener's close published while another process was writing")
 os.write(w, b"x")
-if child.wait():
-    sys.exit("the writing child failed")
+if a.wait():
+    sys.exit("writer A failed")
 PY
 for i in $(seq 100); do [ -e "$M/late.parquet" ] && break; sleep 0.1; done
 published "the opener closes first: the last close converts" late "$IN/a.csv"
