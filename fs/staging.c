@@ -763,8 +763,8 @@ void pfs_stg_getattr(fuse_req_t req, pfs_node *n, struct fuse_file_info *fi)
 	struct stat st;
 	int rc = pfs_stg_stat(fs, n, &st);
 	stg_ent *e = rc && !fi && n->key.kind == PFS_K_STG_FILE ? stg_ent_of_node(fs->staging, n) : NULL;
-	if (e) /* published a moment ago by the caller's close */
-		rc = stg_gone_stat(e, stg_tgid(fuse_req_ctx(req)->pid), &st);
+	if (e && (rc = stg_gone_stat(e, stg_tgid(fuse_req_ctx(req)->pid), &st)) == 0)
+		st.st_ino = n->ino; /* published a moment ago by the caller's close */
 	if (rc && fi && n->key.kind == PFS_K_STG_FILE) {
 		/* an open file already published (its bytes are hidden) */
 		stg_handle *h = (stg_handle *)(uintptr_t)fi->fh;
@@ -795,6 +795,7 @@ void pfs_stg_setattr(fuse_req_t req, pfs_node *n, struct stat *attr, int to_set,
 	    stg_gone_stat(e, stg_tgid(fuse_req_ctx(req)->pid), &gst) == 0) {
 		/* its writer's touch-up after the close that published it
 		 * (rsync --inplace sets times and mode by name): nothing to do */
+		gst.st_ino = n->ino;
 		fuse_reply_attr(req, &gst, 0);
 		return;
 	}

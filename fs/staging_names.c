@@ -98,11 +98,8 @@ int stg_gone_stat(stg_ent *e, pid_t pid, struct stat *st)
 		pthread_mutex_lock(&e->lock);
 	}
 	bool ok = pid && e->gone_pid == pid && !e->converted && mono_ns() < e->gone_until;
-	ino_t ino = st->st_ino;
-	if (ok) {
-		*st = e->gone_st;
-		st->st_ino = ino;
-	}
+	if (ok)
+		*st = e->gone_st; /* (its st_ino is the store's: the caller sets its own) */
 	pthread_mutex_unlock(&e->lock);
 	return ok ? 0 : -ENOENT;
 }
