@@ -48,6 +48,7 @@ typedef struct stg_handle {
 	int fd;
 	bool writable;
 	bool temp;      /* a temporary name: kept, never converted */
+	bool in_place;  /* opened without O_TRUNC (rsync --inplace) */
 	uint64_t gen;   /* e->gen when opened: a later gen means another file */
 	pid_t opener;   /* the process that opened it (0: unknown): its close converts */
 	pid_t others[STG_OTHERS]; /* other processes that wrote through it, not closed */
@@ -467,6 +468,7 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 	h->e = e;
 	h->writable = writable;
 	h->temp = kind == PFS_K_STG_FILE && stg_temp_name(e->name);
+	h->in_place = !(flags & O_TRUNC);
 	int oflags = O_CLOEXEC | O_NOFOLLOW | (writable ? O_RDWR : O_RDONLY);
 	/* readers need no state: they never wait for a conversion */
 	bool locked = kind == PFS_K_STG_FILE && writable && !h->temp;
@@ -733,7 +735,9 @@ void pfs_stg_flush(fuse_req_t req, struct fuse_file_info *fi)
 			} else {
 				rc = stg_finish(s, e, h->fd, true);
 				stg_ahead_drop(s, e);
-				if (rc == 0 && fstat(h->fd, &st) == 0)
+				/* a file rewritten in place may have its times and
+				 * mode set by name next (rsync --inplace) */
+				if (rc == 0 && h->in_place && fstat(h->fd, &st) == 0)
 					stg_gone_set(e, who, &st);
 			}
 		}

@@ -72,10 +72,11 @@ typedef struct stg_ent {
 	bool has_owner;       /* owner is known (from the create) */
 	pfs_cred owner;       /* who created the staged file: staging acts for them */
 	bool empty_told;      /* a close was told "empty file", maybe not the last */
-	/* Published by a close of process gone_pid: that process still sees
-	 * the name, with these attributes, until gone_until (CLOCK_MONOTONIC
-	 * ns), so a writer that sets times or mode by name after its close
-	 * (rsync --inplace) succeeds. */
+	/* Published by a close of process gone_pid, which had opened it
+	 * without O_TRUNC: that process still sees the name, with these
+	 * attributes, until gone_until (CLOCK_MONOTONIC ns), so a writer that
+	 * sets times or mode by name after its close (rsync --inplace)
+	 * succeeds. */
 	pid_t gone_pid;
 	int64_t gone_until;
 	struct stat gone_st;

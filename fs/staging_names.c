@@ -10,10 +10,12 @@
  * are refused.
  *
  * Whose close converts (staging.c, pfs_stg_flush): the process that
- * opened the file. A tool that sets times or mode by name after its close
- * (rsync --inplace) finds the name gone; for a moment the process whose
- * close published it still sees it (stg_gone_*), and what it changes then
- * is ignored.
+ * opened the file. A tool that rewrites a file in place and then sets its
+ * times or mode by name (rsync --inplace: no O_TRUNC) finds the name gone;
+ * for a moment the process whose close published it still sees it
+ * (stg_gone_*), and what it changes then is ignored. Only then: a writer
+ * that checks whether the name exists before writing it again (DuckDB
+ * writes tmp_NAME and renames it when NAME exists) must find it gone.
  *
  * mkdir and rmdir act on SOURCE's directories; unlink on staged,
  * temporary and .error files. */

@@ -135,6 +135,12 @@ if [ -n "$DUCK" ]; then
 	{ echo "id,name"; for i in 1 2 3; do echo "$i,m$i"; done; } > "$IN/duck2.csv"
 	"$DUCK" "$q '$M/staging/duck.csv' (HEADER)" >"$WORK/duck.err" 2>&1 || fail "DuckDB COPY TO staging/duck.csv again: $(cat "$WORK/duck.err")"
 	published "DuckDB COPY TO replaces a published file" duck "$IN/duck2.csv"
+	# twice in one process: the second finds the name gone (else it
+	# writes tmp_duck3.csv, published as tmp_duck3.parquet, and renames)
+	"$DUCK" "COPY (SELECT 1 AS id, 'x' AS name) TO '$M/staging/duck3.csv' (HEADER); $q '$M/staging/duck3.csv' (HEADER)" \
+		>"$WORK/duck.err" 2>&1 || fail "DuckDB COPY TO one name twice: $(cat "$WORK/duck.err")"
+	published "DuckDB COPY TO one name twice in one process" duck3 "$IN/duck2.csv"
+	[ -e "$M/tmp_duck3.parquet" ] && fail "DuckDB COPY TO one name twice published tmp_duck3.parquet"
 	[ -z "$(ls -A "$M/staging" | grep -v '^\.t\.csv\|^t\.csv\.tmp$\|^notes\.txt$')" ] ||
 		fail "staging/ holds more after DuckDB: $(ls -A "$M/staging")"
 fi
@@ -164,6 +170,7 @@ c=$(conversions grp.csv "$n0")
 [ "$c" = 1 ] || fail "{ head; tail; } > grp.csv: $c conversions: $(tail -n +$((n0 + 1)) "$WORK/daemon.log" | grep 'grp.csv')"
 n0=$(loglines)
 cat "$IN/a.csv" > "$M/staging/catr.csv" || fail "cat > staging/catr.csv"
+[ -e "$M/staging/catr.csv" ] && fail "cat > catr.csv: the shell that opened it still finds it after its conversion"
 published "cat > x.csv" catr "$IN/a.csv"
 sleep 0.3
 tail -n +$((n0 + 1)) "$WORK/daemon.log" | grep -q "catr.csv: empty" && fail "cat > catr.csv logged an empty file first"
