@@ -38,10 +38,12 @@
 #include "staging_internal.h"
 
 #define RECOVERY_MAX_DEPTH 64
-/* A temporary file still held at mount is looked at again every second
- * (the thread wakes every 100 ms, so an unmount does not wait for it). */
+/* A temporary file still held at mount is looked at again after a second,
+ * then less and less often (the thread wakes every 100 ms, so an unmount
+ * does not wait for it). */
 #define RECOVERY_RETRY_NS 100000000L
-#define RECOVERY_RETRY_PASS 10
+#define RECOVERY_RETRY_PASS 10   /* ticks before the second pass */
+#define RECOVERY_RETRY_MAX 600   /* ticks between passes, at most (a minute) */
 
 static const struct {
 	const char *ext;
@@ -452,12 +454,18 @@ void *stg_recovery_run(void *arg)
 			s->store);
 	/* Files still locked: a killed daemon whose exit is not over (a
 	 * thread in a long fdatasync), or another daemon's conversion, which
-	 * renames or removes its own. Looked at again until none is left. */
-	for (int i = 0; held > 0 && !atomic_load(&s->stop); i++) {
+	 * renames or removes its own. Looked at again until none is left,
+	 * after 1 s, then 2, 4 ... at most RECOVERY_RETRY_MAX ticks apart (a
+	 * pass walks all of SOURCE). */
+	for (int i = 0, next = RECOVERY_RETRY_PASS, gap = RECOVERY_RETRY_PASS;
+	     held > 0 && !atomic_load(&s->stop); i++) {
 		struct timespec ts = {0, RECOVERY_RETRY_NS};
 		nanosleep(&ts, NULL);
-		if (i % RECOVERY_RETRY_PASS == RECOVERY_RETRY_PASS - 1)
+		if (i + 1 >= next) {
 			held = clean_source(s);
+			gap = gap * 2 > RECOVERY_RETRY_MAX ? RECOVERY_RETRY_MAX : gap * 2;
+			next = i + 1 + gap;
+		}
 	}
 	return NULL;
 }
