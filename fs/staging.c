@@ -48,7 +48,7 @@ typedef struct stg_handle {
 	int fd;
 	bool writable;
 	bool temp;      /* a temporary name: kept, never converted */
-	bool in_place;  /* opened without O_TRUNC (rsync --inplace) */
+	bool in_place;  /* opened without O_TRUNC or O_APPEND (rsync --inplace) */
 	uint64_t gen;   /* e->gen when opened: a later gen means another file */
 	pid_t opener;   /* the process that opened it (0: unknown): its close converts */
 	pid_t others[STG_OTHERS]; /* other processes that wrote through it, not closed */
@@ -468,7 +468,9 @@ static int open_staged(pfs_staging *s, stg_ent *e, pfs_kind kind, int flags, mod
 	h->e = e;
 	h->writable = writable;
 	h->temp = kind == PFS_K_STG_FILE && stg_temp_name(e->name);
-	h->in_place = !(flags & O_TRUNC);
+	/* an appender (`>>`) never touches its name up after the close, and
+	 * its next `>>` must create the name anew */
+	h->in_place = !(flags & (O_TRUNC | O_APPEND));
 	int oflags = O_CLOEXEC | O_NOFOLLOW | (writable ? O_RDWR : O_RDONLY);
 	/* readers need no state: they never wait for a conversion */
 	bool locked = kind == PFS_K_STG_FILE && writable && !h->temp;

@@ -36,7 +36,7 @@
 
 /* Suffixes of the store's own files (staging_store.c, staging_aruna.c). */
 static const char *const reserved[] = {
-	STG_MARK_OPEN, STG_MARK_DONE, STG_MARK_RETRY, STG_ERROR, STG_PROGRESS,
+	STG_MARK_OPEN, STG_MARK_DONE, STG_MARK_RETRY, STG_MARK_APPEND, STG_ERROR, STG_PROGRESS,
 	STG_ERROR ".tmp", STG_PROGRESS ".tmp", ".plain-tmp",
 };
 
