@@ -416,43 +416,11 @@ static bool target_exists(pfs_staging *s, const char *trel, const char *name, pq
 	return true;
 }
 
-/* The staged bytes made durable (fdatasync: seconds for a large file) on
- * a thread of its own while they are converted; the result is published
- * only after that is done, so nothing changes for a crash: the output
- * appears after the bytes are on disk, as before. */
-typedef struct bg_sync {
-	pthread_t th;
-	int fd;
-	bool running;
-} bg_sync;
-
-static void *bg_sync_main(void *arg)
-{
-	bg_sync *b = arg;
-	(void)fdatasync(b->fd);
-	return NULL;
-}
-
-static void bg_sync_start(bg_sync *b, int fd)
-{
-	b->fd = fd;
-	b->running = pthread_create(&b->th, NULL, bg_sync_main, b) == 0;
-	if (!b->running)
-		(void)fdatasync(fd);
-}
-
-static void bg_sync_wait(bg_sync *b)
-{
-	if (b->running)
-		pthread_join(b->th, NULL);
-	b->running = false;
-}
-
 /* Converts into a new file of SOURCE's backend (pfs_source.h; locally a
  * temporary file beside the target, renamed over it), with the rights of
  * the staged file's writer. */
-static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, bg_sync *sync,
-			 bool *exists, pq_error *err)
+static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, bool *exists,
+			 pq_error *err)
 {
 	char trel[PATH_MAX];
 	if (stg_target_rel_of(s, e->rel, trel, sizeof trel))
@@ -496,7 +464,6 @@ static pq_status publish(pfs_staging *s, stg_ent *e, stg_type t, int in, bg_sync
 			*exists = true;
 			st = PQ_EINVAL;
 		}
-		bg_sync_wait(sync); /* the staged bytes durable before the result shows */
 		if (st == PQ_OK && !(append && appended == 0))
 			st = pub->commit(p, err);
 		else
@@ -532,12 +499,15 @@ int stg_finish(pfs_staging *s, stg_ent *e, int fd, bool handles_open)
 		pfs_log(LOG_NOTICE, "staging: %s", err.msg);
 		return -eno;
 	}
-	bg_sync sync;
-	bg_sync_start(&sync, fd);
+	/* The staged bytes are not fdatasync'ed (a writer that wants them
+	 * durable calls fsync, which reaches the store): a daemon crash loses
+	 * nothing without it, the published file is synced before its rename,
+	 * and a CSV unlinked once published is then never written to disk at
+	 * all. An operating-system crash before the publish loses what the
+	 * writer had not synced, as on any filesystem (parquetfs(1)). */
 	bool exists = false;
 	pq_status st = t == STG_T_SCHEMA ? check_sidecar(fd, e->name, &err)
-					 : publish(s, e, t, fd, &sync, &exists, &err);
-	bg_sync_wait(&sync);
+					 : publish(s, e, t, fd, &exists, &err);
 	e->dirty = e->written = false;
 	if (st != PQ_OK) {
 		if (!err.msg[0])
