@@ -174,12 +174,23 @@ out:
 		fuse_reply_entry(req, &e);
 }
 
+static pfs_pf *open_pf_of(pfs_fs *fs, const pfs_node *n);
+
 static void pfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)fi;
 	pfs_fs *fs = fs_of(req);
 	pfs_res r;
 	int rc = pfs_resolve(fs, ino, false, &r);
+	if (rc == -ESTALE && r.n && r.n->src && pfs_in_file(r.n) && (r.pf = open_pf_of(fs, r.n))) {
+		/* An entry of a replaced file that is still open: its reader
+		 * keeps the old generation (as on a local filesystem), and
+		 * fstat() on it must not fail. The kernel asks (without the
+		 * handle: fi is NULL for fstat) once the name's invalidation
+		 * has dropped the inode's attributes. */
+		r.base = r.pf->st;
+		rc = 0;
+	}
 	if (rc) {
 		pfs_res_done(&r);
 		fuse_reply_err(req, -rc);
@@ -246,6 +257,25 @@ static void handle_free(pfs_fs *fs, handle *h)
 static void handle_drop(pfs_fs *fs, pfs_live *l)
 {
 	handle_free(fs, (handle *)(void *)l);
+}
+
+/* The file generation an open handle of n holds (a new reference), or
+ * NULL. A handle leaves the live list before it lets its pf go, so the
+ * pf is alive while the list is locked. Only asked for a stale node. */
+static pfs_pf *open_pf_of(pfs_fs *fs, const pfs_node *n)
+{
+	pfs_pf *pf = NULL;
+	pthread_mutex_lock(&fs->live_lock);
+	for (pfs_live *l = fs->live.next; l != &fs->live; l = l->next) {
+		const handle *h = (const handle *)(void *)l;
+		if (l->drop == handle_drop && h->n == n && h->pf) {
+			pf = h->pf;
+			pfs_pf_ref(pf);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&fs->live_lock);
+	return pf;
 }
 
 static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)

@@ -170,6 +170,24 @@ if new != open(os.path.join(d, "people2.csv"), "rb").read():
 PY
 ok "replace"
 
+# issue 31: the shell's way. cat fstat()s what it reads; once the name's
+# invalidation has dropped the old inode's attributes the kernel asks the
+# daemon, which answered ESTALE ("Stale file handle", no bytes) for an
+# entry of a replaced generation even while a handle held it open.
+printf 'id,name\n1,a\n2,b\n3,c\n' > "$WORK/replace3.csv"
+printf 'id,name\n1,a\n2,b\n3,c\n4,d\n5,e\n' > "$WORK/replace5.csv"
+cp "$WORK/replace3.csv" "$M/staging/replace.csv" || fail "cp replace.csv (3 rows)"
+same "$M/replace.parquet/data.csv" "$WORK/replace3.csv" || fail "replace.parquet (3 rows) reads $(cat "$M/replace.parquet/data.csv" 2>&1 | head -c 80)"
+exec 3<"$M/replace.parquet/data.csv"
+cp "$WORK/replace5.csv" "$M/staging/replace.csv" || fail "cp replace.csv (5 rows)"
+same "$M/replace.parquet/data.csv" "$WORK/replace5.csv" || fail "replace.parquet (5 rows) reads $(cat "$M/replace.parquet/data.csv" 2>&1 | head -c 80)"
+cat <&3 >"$WORK/replace.old" 2>"$WORK/replace.err"
+rc=$?
+exec 3<&-
+[ $rc = 0 ] && cmp -s "$WORK/replace.old" "$WORK/replace3.csv" &&
+	ok "a descriptor opened before the replace reads the old rows (cat <&3)" ||
+	fail "cat <&3 after the replace: exit $rc, $(cat "$WORK/replace.err"), read $(head -c 80 "$WORK/replace.old")"
+
 # ---- x.csv and x.tsv publish the same file; the later close wins ---------------
 cp "$IN/people.tsv" "$M/staging/" || fail "cp people.tsv"
 same "$M/people.parquet/data.csv" "$IN/people_tsv.csv" || fail "people.tsv did not replace people.parquet"
