@@ -658,11 +658,17 @@ START_TEST(test_footer_locate)
 
 	tail_of(tail, 100, "abcd");
 	ck_assert_int_eq(pq_footer_locate(par1, tail, 1000, &loc, &err), PQ_ECORRUPT);
-	ck_assert_str_eq(err.msg, "not a Parquet file: magic at end is 'abcd', expected PAR1");
+	ck_assert_str_eq(err.msg, "the file is truncated or still being written: it starts with "
+				  "PAR1 but ends with 'abcd', not the footer's PAR1");
 	tail_of(tail, 100, "\x00\x01'Z");
 	ck_assert_int_eq(pq_footer_locate(par1, tail, 1000, &loc, &err), PQ_ECORRUPT);
-	ck_assert_str_eq(err.msg,
-			 "not a Parquet file: magic at end is '\\x00\\x01\\x27Z', expected PAR1");
+	ck_assert_str_eq(err.msg, "the file is truncated or still being written: it starts with "
+				  "PAR1 but ends with '\\x00\\x01\\x27Z', not the footer's PAR1");
+	/* not starting with a magic either: not a Parquet file at all */
+	tail_of(tail, 100, "abcd");
+	ck_assert_int_eq(pq_footer_locate((const uint8_t *)"PK\x03\x04", tail, 1000, &loc, &err),
+			 PQ_ECORRUPT);
+	ck_assert_str_eq(err.msg, "not a Parquet file: magic at end is 'abcd', expected PAR1");
 
 	tail_of(tail, 100, "PAR1");
 	ck_assert_int_eq(pq_footer_locate(pare, tail, 1000, &loc, &err), PQ_ECORRUPT);

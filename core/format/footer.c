@@ -36,6 +36,14 @@ pq_status pq_footer_locate(const uint8_t head[4], const uint8_t tail[8], uint64_
 		encrypted = true;
 	} else {
 		show_magic(end_magic, shown);
+		/* A Parquet file's footer is written last: one that starts
+		 * right but does not end right was cut short or is still
+		 * being written, which is what its reader needs to hear. */
+		if (memcmp(head, "PAR1", 4) == 0 || memcmp(head, "PARE", 4) == 0)
+			return pq_fail(err, PQ_ECORRUPT,
+				       "the file is truncated or still being written: it starts "
+				       "with %.4s but ends with '%s', not the footer's %.4s",
+				       (const char *)head, shown, (const char *)head);
 		return pq_fail(err, PQ_ECORRUPT,
 			       "not a Parquet file: magic at end is '%s', expected PAR1", shown);
 	}

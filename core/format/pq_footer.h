@@ -33,8 +33,10 @@ typedef struct pq_footer_loc {
  * and the last 8 bytes of a file of file_size bytes. PQ_OK for a plaintext
  * ("PAR1") and for an encrypted ("PARE") footer: loc->encrypted tells.
  * PQ_ECORRUPT with a message a person can act on otherwise ("not a Parquet
- * file: magic at end is 'abcd', expected PAR1", "footer length 123456
- * exceeds file size 1000"); PQ_ELIMIT past PQ_FOOTER_MAX_LEN. */
+ * file: magic at end is 'abcd', expected PAR1"; "the file is truncated or
+ * still being written: ..." when it starts with a magic but does not end
+ * with one; "footer length 123456 exceeds file size 1000"); PQ_ELIMIT
+ * past PQ_FOOTER_MAX_LEN. */
 pq_status pq_footer_locate(const uint8_t head[4], const uint8_t tail[8], uint64_t file_size,
 			   pq_footer_loc *loc, pq_error *err);
 
