@@ -590,9 +590,13 @@ bool pfs_sizes_entry(const pq_file_sizes *s, const pfs_key *k, uint64_t *size);
 uint64_t pfs_sizes_rg_body(const pq_file_sizes *s, bool jsonl, uint32_t rg);
 uint64_t pfs_sizes_chunk_text(const pq_file_sizes *s, bool levels, uint32_t rg, uint32_t col);
 const pq_chunk_sizes *pfs_sizes_chunk(const pq_file_sizes *s, uint32_t rg, uint32_t col);
+/* The -errno reads of a segment the pass found failed fail with: EACCES
+ * when a chunk of it has no key (the contract's rule for data entries),
+ * else EIO. rows: row group rg, all columns; else chunk (rg, col). */
+int pfs_sizes_seg_errno(const pq_file_sizes *s, bool rows, uint32_t rg, uint32_t col);
 /* A stream reached row group rg's segment of entry, which the sizes say
  * failed: logs why (the first failed chunk of the row group, or of column
- * col; UINT32_MAX: any column) and gives -EIO. */
+ * col; UINT32_MAX: any column) and gives pfs_sizes_seg_errno's -errno. */
 int pfs_sizes_failed(const pfs_pf *pf, const pq_file_sizes *s, uint32_t rg, uint32_t col,
 		     const char *entry);
 

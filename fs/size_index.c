@@ -518,7 +518,9 @@ static int parse(const uint8_t *p, size_t len, const pfs_index_key *key, uint32_
 	for (size_t i = 0; i < nch; i++) {
 		pq_chunk_sizes *cs = &s->chunks[i];
 		uint32_t st = get32(&r);
-		cs->status = st == 0 ? PQ_OK : PQ_EIO; /* why is the fs's to find again */
+		/* why is the fs's to find again, but for a missing key, which
+		 * decides the errno of the reads (EACCES) */
+		cs->status = st == 0 ? PQ_OK : st == (uint32_t)PQ_EKEY ? PQ_EKEY : PQ_EIO;
 		cs->num_pages = get32(&r);
 		cs->values = get64(&r);
 		cs->levels = get64(&r);

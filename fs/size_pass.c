@@ -395,6 +395,17 @@ uint64_t pfs_sizes_rg_body(const pq_file_sizes *s, bool jsonl, uint32_t rg)
 	return jsonl ? s->rg_jsonl[rg] : s->rg_csv[rg];
 }
 
+int pfs_sizes_seg_errno(const pq_file_sizes *s, bool rows, uint32_t rg, uint32_t col)
+{
+	uint32_t hi = rows ? s->num_columns : col + 1;
+	for (uint32_t c = rows ? 0 : col; c < hi; c++) {
+		const pq_chunk_sizes *cs = pfs_sizes_chunk(s, rg, c);
+		if (cs && cs->status == PQ_EKEY)
+			return -EACCES;
+	}
+	return -EIO;
+}
+
 const pq_chunk_sizes *pfs_sizes_chunk(const pq_file_sizes *s, uint32_t rg, uint32_t col)
 {
 	if (rg >= s->num_row_groups || col >= s->num_columns)
@@ -423,7 +434,10 @@ int pfs_sizes_failed(const pfs_pf *pf, const pq_file_sizes *s, uint32_t rg, uint
 	}
 	pfs_log(LOG_NOTICE, "%s: %s: row group %u cannot be read: %s", pf->src->path, entry, rg,
 		why ? why : "its rows did not render");
-	return -EIO;
+	if (!s)
+		return -EIO;
+	return col == UINT32_MAX ? pfs_sizes_seg_errno(s, true, rg, 0)
+				 : pfs_sizes_seg_errno(s, false, rg, col);
 }
 
 bool pfs_sizes_entry(const pq_file_sizes *s, const pfs_key *k, uint64_t *size)

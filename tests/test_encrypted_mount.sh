@@ -112,6 +112,13 @@ grep -q "'kx'" "$C/error.txt" 2>/dev/null && ok "column without key: $(cat "$C/e
 	fail "score: error.txt should name key kx"
 [ "$(errno_of "$C/values.txt")" = EACCES ] && [ "$(errno_of "$P/columns/score/values.txt")" = EACCES ] &&
 	ok "its data entries fail with EACCES" || fail "score values.txt: not EACCES"
+# issue 31: the aggregates that hold that column too (they failed with EIO)
+bad=0
+for e in data.csv data.jsonl row_groups/0/data.csv row_groups/0/data.jsonl; do
+	r=$(errno_of "$P/$e")
+	[ "$r" = EACCES ] || { fail "signed.parquet/$e without key kx: $r, not EACCES"; bad=1; }
+done
+[ $bad = 0 ] && ok "data.csv, data.jsonl (file and row group) without a column's key: EACCES"
 grep -q "signature not verified" "$P/metadata.txt" || fail "metadata.txt should say the signature is not verified"
 umount_fs "$M"
 
