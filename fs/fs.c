@@ -198,7 +198,7 @@ void pfs_fs_free(pfs_fs *fs)
 	/* what the tests count: "no pass, no layout" after a remount (a mount
 	 * that failed says its one line on stderr, nothing more) */
 	if (fs->started)
-		pfs_log(LOG_INFO, "mount totals: %llu size passes, %llu chunk layouts loaded, "
+		pfs_log(pfs_log_totals(), "mount totals: %llu size passes, %llu chunk layouts loaded, "
 			"%llu segments rendered ahead, %llu reads behind a window, "
 			"%llu columns measured alone, %llu column summaries rendered, "
 			"%llu directory listings made, %llu directory handles opened",
@@ -212,7 +212,7 @@ void pfs_fs_free(pfs_fs *fs)
 			(unsigned long long)atomic_load(&fs->dir_opens));
 	uint64_t reqs, bytes;
 	if (fs->started && fs->sources && pfs_source_counts(fs, &reqs, &bytes))
-		pfs_log(LOG_INFO, "remote totals: %llu requests, %llu bytes received",
+		pfs_log(pfs_log_totals(), "remote totals: %llu requests, %llu bytes received",
 			(unsigned long long)reqs, (unsigned long long)bytes);
 	pfs_staging_free(fs->staging); /* its recovery thread notifies */
 	pfs_notify_free(fs->notify);

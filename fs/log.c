@@ -7,11 +7,24 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "pfs.h"
 
 #define LOG_LINE_MAX 4096 /* a path and a message; escaped up to 4x */
+
+static _Atomic int totals_priority = LOG_DEBUG;
+
+void pfs_log_set_totals(int priority)
+{
+	atomic_store(&totals_priority, priority);
+}
+
+int pfs_log_totals(void)
+{
+	return atomic_load(&totals_priority);
+}
 
 size_t pfs_escape_line(const char *in, char *out, size_t outlen)
 {

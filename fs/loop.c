@@ -358,7 +358,7 @@ int pfs_loop_run(struct fuse_session *se, unsigned max_threads, unsigned poll_us
 		for (unsigned i = 0; i + 1 < l->threads; i++)
 			pthread_join(l->tids[i], NULL);
 		err = l->error;
-		pfs_log(LOG_INFO, "request loop: %llu requests, handed over %llu times by the "
+		pfs_log(pfs_log_totals(), "request loop: %llu requests, handed over %llu times by the "
 			"watchdog and %llu times before a wait, %llu sleeps, %llu ms kept awake",
 			(unsigned long long)atomic_load(&l->taken), l->handovers, l->handed,
 			l->sleeps, (unsigned long long)(l->awake_ns / 1000000u));

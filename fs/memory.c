@@ -74,7 +74,7 @@ void pfs_memory_fini(pfs_fs *fs)
 	/* tests read this line: a charge never given back is a bug (a mount
 	 * that failed says only its one line on stderr, unless something leaked) */
 	if (fs->started || left)
-		pfs_log(left ? LOG_ERR : LOG_INFO,
+		pfs_log(left ? LOG_ERR : pfs_log_totals(),
 			"memory budget at unmount: %llu bytes still charged, peak %llu of %llu, "
 			"%llu charges refused",
 			(unsigned long long)left, (unsigned long long)pq_budget_peak(fs->budget),

@@ -28,6 +28,12 @@ const struct fuse_lowlevel_ops *pfs_ll_ops(pfs_fs *fs);
 
 /* syslog, and stderr when in the foreground; control bytes escaped. */
 void pfs_log(int priority, const char *fmt, ...) PQ_PRINTF(2, 3);
+/* The priority of the counters the daemon logs at unmount (mount totals,
+ * request loop, remote totals, the memory budget when nothing leaked):
+ * LOG_DEBUG, so that they show under -d and not at every -f unmount;
+ * src/main.c raises it to LOG_INFO for the tests (PARQUETFS_TEST_TOTALS). */
+void pfs_log_set_totals(int priority);
+int pfs_log_totals(void);
 /* in with every byte below 0x20 and 0x7F written as \xNN, cut to fit
  * outlen (NUL-terminated); the length written. */
 size_t pfs_escape_line(const char *in, char *out, size_t outlen);

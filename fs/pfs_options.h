@@ -13,6 +13,7 @@
 #include "pq_convert.h"
 
 #define PFS_DEFAULT_CACHE_SIZE ((uint64_t)256 << 20)
+#define PFS_MIN_CACHE_SIZE ((uint64_t)16 << 20) /* -o cache_size= below: refused */
 #define PFS_DEFAULT_STAGING "staging"
 /* The size of writes into staging/ (max_write, and st_blksize of staged
  * files so that cp writes that much at a time). */

@@ -3,8 +3,9 @@
  *   parquetfs [options] SOURCE MOUNTPOINT
  *
  * Everything is checked before mounting (SOURCE, option values, the key
- * file's mode); a problem is one line on stderr and exit status 1. Once
- * mounted, messages go to syslog (and stderr in the foreground). */
+ * file's mode, a MOUNTPOINT inside SOURCE); a problem is one line on stderr
+ * and exit status 1. Once detached, messages go to syslog (and stderr in
+ * the foreground, or when there is no syslog socket: src/logging.c). */
 #include "config.h"
 
 #include <limits.h>
@@ -17,6 +18,7 @@
 
 #include <fuse_lowlevel.h>
 
+#include "logging.h"
 #include "loop.h"
 #include "options.h"
 #include "pfs.h"
@@ -30,13 +32,6 @@ static void die_msg(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
-}
-
-/* libfuse's own messages join ours in syslog. */
-__attribute__((format(printf, 2, 0)))
-static void fuse_log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
-{
-	vsyslog((int)level, fmt, ap);
 }
 
 static int add_opt(struct fuse_args *args, const char *prefix, const char *val)
@@ -89,6 +84,9 @@ int main(int argc, char *argv[])
 	pfs_options_init(&opts);
 	if (pfs_options_parse(&args, &opts) != 0)
 		goto out_args; /* fuse_opt printed why */
+	/* the unmount's counters: under -d (and for the tests) */
+	if (getenv("PARQUETFS_TEST_TOTALS"))
+		pfs_log_set_totals(LOG_INFO);
 	if (fuse_parse_cmdline(&args, &cmd) != 0)
 		goto out_args;
 	if (cmd.show_help) {
@@ -112,10 +110,12 @@ int main(int argc, char *argv[])
 		die_msg("no MOUNTPOINT given (usage: parquetfs [options] SOURCE MOUNTPOINT)");
 		goto out_cmd;
 	}
+	if (!pfs_mountpoint_check(&opts, cmd.mountpoint, msg, sizeof msg)) {
+		die_msg("%s", msg);
+		goto out_cmd;
+	}
 
-	openlog("parquetfs", LOG_PID | (cmd.foreground ? LOG_PERROR : 0), LOG_DAEMON);
-	setlogmask(LOG_UPTO(cmd.debug ? LOG_DEBUG : LOG_INFO));
-	fuse_set_log_func(fuse_log_to_syslog);
+	pfs_logging_start(cmd.debug);
 
 	/* Permissions are the modes we show; names and type for mount(8).
 	 * noatime: access times are not ours to keep, and without it the
@@ -134,7 +134,8 @@ int main(int argc, char *argv[])
 	}
 	se = fuse_session_new(&args, pfs_ll_ops(fs), sizeof *pfs_ll_ops(fs), fs);
 	if (!se) {
-		die_msg("cannot start a FUSE session (an unknown or bad -o option?)");
+		pfs_logging_session_failed(msg, sizeof msg);
+		die_msg("%s", msg);
 		goto out_fs;
 	}
 	if (fuse_set_signal_handlers(se) != 0) {
@@ -142,13 +143,15 @@ int main(int argc, char *argv[])
 		goto out_session;
 	}
 	if (fuse_session_mount(se, cmd.mountpoint) != 0) {
-		die_msg("cannot mount on %s", cmd.mountpoint);
+		die_msg("cannot mount on %s%s", cmd.mountpoint, pfs_logging_fuse_said());
 		goto out_signals;
 	}
+	int keep_stderr = pfs_logging_before_detach();
 	if (fuse_daemonize(cmd.foreground) != 0) {
 		die_msg("cannot go to the background");
 		goto out_unmount;
 	}
+	pfs_logging_detached(cmd.foreground, keep_stderr);
 	if (pfs_fs_start(fs, se) != 0) {
 		syslog(LOG_ERR, "cannot start the notifier thread");
 		goto out_unmount;

@@ -518,6 +518,12 @@ bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen)
 			 o->cache_size_s);
 		return false;
 	}
+	/* below this not even one ordinary page fits: every read would fail */
+	if (o->cache_size < PFS_MIN_CACHE_SIZE) {
+		snprintf(msg, msglen, "cache_size=%s: at least 16M (decoded pages must fit; the "
+			 "default is 256M)", o->cache_size_s);
+		return false;
+	}
 	o->poll_us = PFS_LOOP_POLL_US;
 	if (o->poll_us_s) {
 		long v;

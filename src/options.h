@@ -13,5 +13,8 @@ void pfs_options_help(const char *prog);
 /* The mount and FUSE options a user gives parquetfs (not libfuse's list,
  * which names its internals and omits -o ro). */
 void pfs_options_help_mount(void);
+/* False (with a message) when MOUNTPOINT is SOURCE or inside it
+ * (src/mountpoint.c). */
+bool pfs_mountpoint_check(const pfs_options *o, const char *mnt, char *msg, size_t msglen);
 
 #endif

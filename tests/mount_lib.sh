@@ -4,7 +4,7 @@
 # python3; fails without a parquetfs binary. Sets top_srcdir, top_builddir,
 # TD (../shared/testdata), DATA, BIN, WORK, FAILS; every mount made with
 # mount_fs is unmounted on exit, whatever happens.
-# Env: PARQUETFS (binary).
+# Env: PARQUETFS (binary). Exports PARQUETFS_TEST_TOTALS=1 (the counters at unmount).
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ -c /dev/fuse ] || skip "no /dev/fuse (FUSE not available here)"
@@ -19,6 +19,9 @@ case "$BIN" in /*) ;; *) BIN=$PWD/$BIN ;; esac
 [ -x "$BIN" ] || { echo "FAIL: no parquetfs binary at $BIN"; exit 1; }
 
 WORK=$(mktemp -d "/tmp/${WORK_NAME:-pfs-test}.XXXXXX")
+# the daemons log the unmount's counters (mount totals, request loop,
+# memory budget) at LOG_INFO, not only under -d: the tests read them
+export PARQUETFS_TEST_TOTALS=1
 MNTS=()
 PIDS=()
 FAILS=0

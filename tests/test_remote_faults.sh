@@ -37,7 +37,7 @@ LM=$WORK/lmnt NM=$WORK/nmnt M=$WORK/mnt
 mount_fs "$LM" -o index_dir=none "$L" || finish
 mount_fs "$NM" -o index_dir=none "$WORK/new" || finish
 RETRIES=2
-mount_s3 "$M" bkt/f -o retries=$RETRIES -o timeout=2 -o metadata_ttl=1 -o cache_size=8M || finish
+mount_s3 "$M" bkt/f -o retries=$RETRIES -o timeout=2 -o metadata_ttl=1 -o cache_size=16M || finish
 
 alive() { # the daemon serves v.parquet and t.parquet's metadata.txt
 	mountpoint -q "$M" || { fail "$1: the mount is gone"; finish; }
@@ -128,7 +128,7 @@ section "no CPU kept awake while a server is waited on"
 awake_burst() { # MOUNT [stall]: the unmount's "N ms kept awake"
 	local m=$1 stalled='' i
 	local -a args=()
-	mount_s3 "$m" bkt/f -o retries=$RETRIES -o timeout=6 -o cache_size=8M || return
+	mount_s3 "$m" bkt/f -o retries=$RETRIES -o timeout=6 -o cache_size=16M || return
 	same "$m/v.parquet/metadata.txt" "$LM/v.parquet/metadata.txt" || fail "v.parquet/metadata.txt on $m"
 	if [ -n "${2:-}" ]; then
 		s3_clear; s3_reset
@@ -178,7 +178,7 @@ section "changed object"
 # and that read fails with EIO and a log line naming the object; it never
 # serves bytes of the new version (interface.md, Consistency)
 M2=$WORK/mnt2
-mount_s3 "$M2" bkt/f -o retries=$RETRIES -o timeout=2 -o metadata_ttl=3 -o cache_size=8M || finish
+mount_s3 "$M2" bkt/f -o retries=$RETRIES -o timeout=2 -o metadata_ttl=3 -o cache_size=16M || finish
 same "$M2/r.parquet/metadata.txt" "$LM/r.parquet/metadata.txt" || fail "r.parquet/metadata.txt"
 s3_clear; s3_reset
 sz=$(stat -c %s "$L/r.parquet")
