@@ -87,6 +87,23 @@ static uint64_t readahead_budget(void)
 	return v >= 65536 ? (uint64_t)v : (uint64_t)48 << 20;
 }
 
+/* Nothing in SOURCE is hidden: when a local SOURCE holds an entry of the
+ * staging folder's name ("staging" is a common name), that entry is shown
+ * as it is and the mount has no staging folder, saying so (at mount: on
+ * standard error). A remote prefix is not asked: a mount makes no request
+ * before its first access. */
+static bool staging_name_taken(pfs_fs *fs)
+{
+	const char *name = fs->opts->staging ? fs->opts->staging : PFS_DEFAULT_STAGING;
+	struct stat st;
+	if (fs->opts->source_kind != PFS_SRC_LOCAL || pfs_source_stat(fs, name, &st) != 0)
+		return false;
+	pfs_log(LOG_WARNING, "%s/%s exists: it is shown as it is, and the staging folder is off "
+		"(mount with -o staging=NAME, a name SOURCE does not hold, to have one)",
+		fs->opts->source_abs, name);
+	return true;
+}
+
 pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 {
 	*out = NULL;
@@ -172,7 +189,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	}
 	/* staging/ needs a writable mount and a SOURCE directory to write in */
 	if (!opts->read_only && !opts->source_is_file && opts->source_kind != PFS_SRC_HTTP &&
-	    pfs_staging_new(fs, &fs->staging, err) != PQ_OK) {
+	    !staging_name_taken(fs) && pfs_staging_new(fs, &fs->staging, err) != PQ_OK) {
 		pfs_fs_free(fs);
 		return err->status;
 	}

@@ -479,6 +479,35 @@ if mount_fs "$M2" -o staging=inbox,codec=snappy,row_group_rows=2,bloom_filter=id
 	umount_fs "$M2"
 fi
 
+# ---- issue 31: a SOURCE holding its own staging/ ------------------------------------
+# Nothing in SOURCE is hidden: its staging/ (and the Parquet files in it) is
+# shown, the staging folder is off, and the mount's message says so and
+# names -o staging=NAME, which gives a staging folder of another name.
+S6=$WORK/own; M6=$WORK/m6
+mkdir -p "$S6/staging" "$M6"
+cp "$S/people.parquet" "$S6/staging/inner.parquet"
+MNTS+=("$M6"); PIDS+=("")
+if timeout 20 "$BIN" "$S6" "$M6" 2>"$WORK/own.err" </dev/null; then
+	[ "$(ls "$M6/staging" 2>&1)" = inner.parquet ] &&
+		cat "$M6/staging/inner.parquet/data.csv" >"$WORK/inner.csv" && [ -s "$WORK/inner.csv" ] &&
+		ok "SOURCE's own staging/ is shown, its Parquet file read" ||
+		fail "SOURCE's own staging/: ls says $(ls "$M6/staging" 2>&1 | head -c 200)"
+	cp "$IN/people.csv" "$M6/staging/x.csv" 2>/dev/null && fail "SOURCE's own staging/ took a CSV"
+	[ -e "$S6/x.parquet" ] && fail "SOURCE's own staging/: x.parquet published"
+	grep -q "staging=NAME" "$WORK/own.err" && grep -q "staging folder is off" "$WORK/own.err" &&
+		ok "the mount says: $(grep "staging=NAME" "$WORK/own.err" | head -1)" ||
+		fail "the mount does not say its staging folder is off: $(head -c 300 "$WORK/own.err")"
+	umount_fs "$M6"
+else
+	fail "mount of a SOURCE holding staging/: $(cat "$WORK/own.err")"
+fi
+if mount_fs "$M6" -o staging=inbox "$S6"; then
+	[ "$(ls "$M6/staging" 2>&1)" = inner.parquet ] || fail "-o staging=inbox: SOURCE's staging/ lists $(ls "$M6/staging" 2>&1)"
+	cp "$IN/people.csv" "$M6/inbox/x.csv" && same "$M6/x.parquet/data.csv" "$IN/people.csv" &&
+		ok "-o staging=inbox beside SOURCE's own staging/" || fail "-o staging=inbox: x.csv not published"
+	umount_fs "$M6"
+fi
+
 # ---- issue 14: -o replace=no, -o delimiter= ---------------------------------------
 M4=$WORK/m4
 printf 'key kf: "0123456789abcdef"\nkey kc: "fedcba9876543210"\n' > "$WORK/k.txt"
