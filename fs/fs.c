@@ -113,6 +113,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 	fs->opts = opts;
 	atomic_init(&fs->next_id, 1);
 	pfs_live_init(fs);
+	pfs_kept_init(fs);
 	pfs_sizes_bg_init(fs);
 	fs->uid = getuid();
 	fs->gid = getgid();
@@ -212,6 +213,7 @@ void pfs_fs_free(pfs_fs *fs)
 		return;
 	pfs_sizes_bg_wait(fs); /* shape jobs hold files and write the index */
 	pfs_live_drop_all(fs);
+	pfs_kept_sweep(fs, true);
 	/* what the tests count: "no pass, no layout" after a remount (a mount
 	 * that failed says its one line on stderr, nothing more) */
 	if (fs->started)

@@ -55,7 +55,14 @@ int pfs_resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, pfs_res *r)
 		if (!need_pf)
 			return 0;
 	} else if (gen != r->n->key.gen) {
-		return -ESTALE;
+		/* an inode of the generation just replaced, reached through a
+		 * name the kernel has not looked up again yet: served that
+		 * generation, as its cached size was (source_kept.c) */
+		if (!(r->pf = pfs_kept_get(fs, src, r->n->key.gen)))
+			return -ESTALE;
+		r->base = r->pf->st;
+		r->kept = true;
+		return 0;
 	}
 	rc = pfs_src_pf(fs, src, r->dir.gen, &r->pf);
 	if (rc)
@@ -158,6 +165,8 @@ static void pfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	e.attr_timeout = pfs_attr_timeout(n);
 	e.entry_timeout = pfs_entry_timeout(n);
 out:
+	if (rc && rc != -ENOENT && r.kept)
+		rc = -ESTALE; /* (its size pass was stopped): the new generation */
 	pfs_res_done(&r);
 	if (rc == -ENOENT) {
 		/* a negative entry, cached as long as the directory's entries */
@@ -198,6 +207,8 @@ static void pfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	}
 	struct stat st;
 	rc = pfs_make_attr(fs, r.n, r.pf, &r.base, &st);
+	if (rc && r.kept)
+		rc = -ESTALE;
 	double t = pfs_attr_timeout(r.n);
 	pfs_res_done(&r);
 	if (rc)
@@ -357,6 +368,8 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			rc = h->pf->status == PQ_EKEY ? -EACCES : -EIO;
 	}
 	if (rc) {
+		if (r.kept && rc != -EISDIR)
+			rc = -ESTALE;
 		r.pf = h ? h->pf : r.pf;
 		if (h)
 			h->pf = NULL;

@@ -270,6 +270,16 @@ int pfs_source_list(pfs_fs *fs, const char *rel,
 		    void *ctx);
 
 typedef int (*pfs_src_list_fn)(void *ctx, const char *name, pfs_src *child);
+/* ---- source_kept.c: a replaced local file's generation, kept for a moment */
+void pfs_kept_init(pfs_fs *fs);
+/* Takes over pf, the generation a change retired: kept for twice
+ * PFS_SOURCE_TIMEOUT when local and opened, else let go at once. */
+void pfs_kept_add(pfs_fs *fs, pfs_pf *pf);
+/* The kept generation gen of s (a new reference), or NULL. */
+pfs_pf *pfs_kept_get(pfs_fs *fs, const pfs_src *s, uint64_t gen);
+/* Lets the expired ones go (all: every one, and the lock, at unmount). */
+void pfs_kept_sweep(pfs_fs *fs, bool all);
+
 /* Lists a SOURCE directory: sub-directories and Parquet files (by magic). */
 int pfs_src_list(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, pfs_src_list_fn fn, void *ctx);
 int pfs_src_lookup(pfs_fs *fs, pfs_src *dir, fuse_ino_t dir_ino, const char *name,
@@ -368,8 +378,14 @@ void pfs_live_drop_all(pfs_fs *fs);
 
 typedef struct pfs_dirs pfs_dirs;
 
+typedef struct pfs_kept pfs_kept;
+
 struct pfs_fs {
 	const pfs_options *opts;
+	/* generations of replaced local files, kept for a moment (source_kept.c) */
+	pthread_mutex_t kept_lock;
+	pfs_kept *kept;
+	atomic_uint kept_n;
 	pfs_inodes *inodes;
 	pfs_sources *sources;
 	pfs_cache *cache;   /* decoded pages, page texts and bodies */
@@ -437,6 +453,8 @@ typedef struct pfs_res {
 	pfs_pf *pf;       /* held when the entry is inside a file (or need_pf) */
 	pfs_key dir;      /* the node's key as a tree directory (FILE: generation) */
 	struct stat base; /* stat the attributes derive from */
+	bool kept;        /* pf is a generation just replaced (source_kept.c): what
+			   * fails with it is answered ESTALE, to look up again */
 } pfs_res;
 /* need_pf: open the file even for its own directory (lookups below it). */
 int pfs_resolve(pfs_fs *fs, fuse_ino_t ino, bool need_pf, pfs_res *r);

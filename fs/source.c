@@ -326,6 +326,7 @@ static pfs_pf *retire_locked(pfs_fs *fs, pfs_src *s)
 
 int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 {
+	pfs_kept_sweep(fs, false);
 	struct stat st;
 	pq_identity id;
 	int rc = backend(fs)->ops->stat(backend(fs)->be, s->rel, &st, &id);
@@ -363,8 +364,8 @@ int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 	pthread_mutex_unlock(&s->lock);
 	if (rc && had && s->parent_ino)
 		pfs_notify_entry(fs->notify, s->parent_ino, s->name);
-	if (old)
-		pfs_pf_unref(old);
+	if (old) /* the kernel may still show it for a moment: source_kept.c */
+		pfs_kept_add(fs, old);
 	if (rc == -ENOTDIR)
 		rc = -ENOENT;
 	return rc;

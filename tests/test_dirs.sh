@@ -176,6 +176,39 @@ bad=$(ls "$MNT/g.parquet" | tr '\n' ' ')
 umount_fs "$MNT"
 rm -f "$SRC/g.parquet"
 
+# issue 31: right after `mv new.parquet a.parquet` in SOURCE the kernel
+# still has a.parquet/data.csv's name and size (its names are looked up
+# again each second): stat gave the old size and the read that followed the
+# new content. Size and bytes come from one generation: the open of the old
+# inode is served the old generation, kept open for that moment; then the
+# name shows the new one. Each try looks the name up afresh (sleep), reads
+# it, replaces it and stats and reads it at once (well within the second).
+printf 'id,name\n1,a\n2,b\n3,c\n' >"$WORK/r3.csv"
+printf 'id,name\n1,aaaa\n2,bbbb\n3,cccc\n4,dddd\n5,eeee\n' >"$WORK/r5.csv"
+"$CONVERT" "$WORK/r3.csv" "$WORK/r3.parquet" && "$CONVERT" "$WORK/r5.csv" "$WORK/r5.parquet" ||
+	fail "parquetfs-convert of r3/r5"
+cp "$WORK/r3.parquet" "$SRC/a.parquet"
+mount_fs "$MNT" -o index_dir=none "$SRC" || exit 1
+bad=0
+for try in 1 2 3 4; do
+	[ $((try % 2)) = 1 ] && next=r5 || next=r3
+	cp "$WORK/$next.parquet" "$SRC/new.parquet"
+	sleep 1.2
+	stat -c %s "$MNT/a.parquet/data.csv" >/dev/null && cat "$MNT/a.parquet/data.csv" >/dev/null
+	mv "$SRC/new.parquet" "$SRC/a.parquet"
+	sz=$(stat -c %s "$MNT/a.parquet/data.csv"); got=$(cat "$MNT/a.parquet/data.csv" | wc -c)
+	[ "$sz" = "$got" ] || { fail "try $try: after mv, stat said $sz bytes and the read gave $got"; bad=1; }
+done
+sleep 2.5
+sz=$(stat -c %s "$MNT/a.parquet/data.csv")
+if cat "$MNT/a.parquet/data.csv" | cmp -s - "$WORK/r3.csv" && [ "$sz" = "$(wc -c <"$WORK/r3.csv")" ]; then
+	[ $bad = 0 ] && ok "after mv in SOURCE: size and bytes from one generation, then the new one"
+else
+	fail "after mv in SOURCE and 2.5 s: stat $sz, data.csv $(head -c 80 "$MNT/a.parquet/data.csv")"
+fi
+umount_fs "$MNT"
+rm -f "$SRC/a.parquet"
+
 cmp -s "$WORK/ls1.stateless" "$WORK/ls1.handles" && cmp -s "$WORK/find.stateless" "$WORK/find.handles" &&
 	ok "both modes list the same tree" ||
 	fail "the modes list different trees: $(diff "$WORK/find.stateless" "$WORK/find.handles" | head -5)"
