@@ -207,6 +207,12 @@ int pfs_fs_start(pfs_fs *fs, struct fuse_session *se)
 	return rc;
 }
 
+void pfs_fs_stop(pfs_fs *fs)
+{
+	if (fs)
+		pfs_notify_stop(fs->notify);
+}
+
 void pfs_fs_free(pfs_fs *fs)
 {
 	if (!fs)

@@ -90,7 +90,7 @@ int pfs_notify_start(pfs_notify *n, struct fuse_session *se)
 	return -rc;
 }
 
-void pfs_notify_free(pfs_notify *n)
+void pfs_notify_stop(pfs_notify *n)
 {
 	if (!n)
 		return;
@@ -98,9 +98,18 @@ void pfs_notify_free(pfs_notify *n)
 	n->stop = true;
 	pthread_cond_signal(&n->cond);
 	pthread_cond_broadcast(&n->done_cond);
+	bool started = n->started;
+	n->started = false;
 	pthread_mutex_unlock(&n->lock);
-	if (n->started)
+	if (started)
 		pthread_join(n->thread, NULL);
+}
+
+void pfs_notify_free(pfs_notify *n)
+{
+	if (!n)
+		return;
+	pfs_notify_stop(n);
 	for (item *it = n->head, *next; it; it = next) {
 		next = it->next;
 		free(it->name);

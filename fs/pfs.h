@@ -19,6 +19,9 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err);
 /* Starts the background notifier; call after fuse_daemonize (threads do
  * not survive fork). */
 int pfs_fs_start(pfs_fs *fs, struct fuse_session *se);
+/* The request loop ended: nothing more is sent to the kernel (call before
+ * fuse_session_unmount; background jobs may still finish meanwhile). */
+void pfs_fs_stop(pfs_fs *fs);
 /* Stops the notifier (before fuse_session_destroy) and frees everything. */
 void pfs_fs_free(pfs_fs *fs);
 

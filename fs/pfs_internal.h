@@ -344,6 +344,9 @@ void pfs_text_free(void *text); /* a pfs_cache_put free_fn */
 typedef struct pfs_notify pfs_notify;
 pfs_notify *pfs_notify_new(void);
 int pfs_notify_start(pfs_notify *n, struct fuse_session *se);
+/* No invalidation is sent from now on (the session is about to close:
+ * libfuse would log "writing device: Bad file descriptor" for each). */
+void pfs_notify_stop(pfs_notify *n);
 void pfs_notify_free(pfs_notify *n);
 /* Queue an invalidation; done by the notifier thread (never inline: the
  * kernel may hold locks of the request being served). */

@@ -178,9 +178,11 @@ int main(int argc, char *argv[])
 	}
 	ret = ret != 0;
 	syslog(LOG_INFO, "unmounting %s", cmd.mountpoint);
+	pfs_fs_stop(fs);
 
 	fuse_loop_cfg_destroy(loop);
 out_unmount:
+	pfs_fs_stop(fs);
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
