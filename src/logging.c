@@ -92,12 +92,20 @@ void pfs_logging_session_failed(char *msg, size_t msglen)
 		if (w > (size_t)(q - p))
 			w = (size_t)(q - p);
 		bool dash_o = w == 2 && !strncmp(p, "-o", 2);
-		if (w && !dash_o && n + w + 3 < sizeof names) {
+		if (w && !dash_o) {
+			/* "-oa,b" or "a,b" after "-o": one name per option */
 			const char *word = !strncmp(p, "-o", 2) ? p + 2 : p;
-			size_t ww = w - (size_t)(word - p);
-			n += (size_t)snprintf(names + n, sizeof names - n, "%s%.*s", n ? ", " : "",
-					      (int)ww, word);
-			count += 1 + (size_t)(memchr(word, ',', ww) != NULL);
+			for (const char *e = word + (w - (size_t)(word - p)); word < e;) {
+				size_t ww = strcspn(word, ",");
+				if (ww > (size_t)(e - word))
+					ww = (size_t)(e - word);
+				if (ww && n + ww + 3 < sizeof names) {
+					n += (size_t)snprintf(names + n, sizeof names - n, "%s%.*s",
+							      n ? ", " : "", (int)ww, word);
+					count++;
+				}
+				word += ww + (word + ww < e);
+			}
 		}
 		p += w;
 		while (p < q && *p == ' ')
