@@ -43,19 +43,22 @@ static void page_free(void *p)
  * daemon's limit, not the file's fault, and a page whose CRC does not
  * match fails reads that would otherwise succeed: both are worth a line
  * in the log. */
-static void log_failure(const pfs_pf *pf, const pq_error *err)
+static void log_failure(const pfs_pf *pf, const pfs_key *k, const pq_error *err)
 {
+	bool daemons = err->status == PQ_ELIMIT || err->status == PQ_EBUDGET ||
+		       err->status == PQ_ENOMEM || err->status == PQ_EIO;
+	const char *name = pfs_kind_info(k->kind)->name;
 	if (err->msg[0])
-		pfs_log(err->status == PQ_ELIMIT || err->status == PQ_ECHECKSUM ? LOG_NOTICE
-										 : LOG_DEBUG,
-			"%s: %s", pf->src->path, err->msg);
+		pfs_log(daemons ? pfs_memory_log_level()
+			: err->status == PQ_ECHECKSUM ? LOG_NOTICE : LOG_DEBUG,
+			"%s: %s: %s", pf->src->path, name ? name : "an entry", err->msg);
 }
 
 /* Moves a buffer into the cache as a text object. */
 static int cache_text(pfs_fs *fs, const pfs_key *k, pq_buf *b, pfs_cobj **out)
 {
 	if (b->refused) {
-		pfs_log(LOG_NOTICE,
+		pfs_log(pfs_memory_log_level(),
 			"a text of more than %zu bytes does not fit the memory budget (cache_size "
 			"%llu bytes, %llu in use): its read fails", b->cap + b->refused,
 			(unsigned long long)pq_budget_limit(fs->budget),
@@ -265,7 +268,7 @@ int pfs_page_text(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, pf
 	int rc = render(fs, pf, layout, k, &b, false, &err);
 	if (rc && !b.refused) {
 		pq_buf_free(&b);
-		log_failure(pf, &err);
+		log_failure(pf, k, &err);
 		return rc;
 	}
 	return cache_text(fs, k, &b, out);
@@ -287,7 +290,7 @@ int pfs_page_render(pfs_fs *fs, pfs_pf *pf, pfs_cobj *layout, const pfs_key *k, 
 		rc = -ENOMEM;
 	if (rc) {
 		out->len = mark;
-		log_failure(pf, &err);
+		log_failure(pf, k, &err);
 	}
 	return rc;
 }

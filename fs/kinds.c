@@ -104,10 +104,11 @@ static int r_meta_json(const pfs_kctx *c, pq_buf *out)
 	return 0;
 }
 
+/* (a check that could not be made fails the read: content.c logs why) */
 static int r_verify(const pfs_kctx *c, pq_buf *out)
 {
-	pq_text_verify(c->pf->f, out);
-	return 0;
+	pq_status st = pq_text_verify(c->pf->f, out, c->err);
+	return st == PQ_OK ? 0 : -pfs_status_to_errno(st);
 }
 
 static int r_csv_header(const pfs_kctx *c, pq_buf *out)

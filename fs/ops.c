@@ -92,7 +92,16 @@ int pfs_make_attr(pfs_fs *fs, pfs_node *n, pfs_pf *pf, const struct stat *base,
 	st->st_ctim = base->st_ctim;
 	st->st_blksize = 4096;
 	uint64_t size = 0;
-	int rc = !dir && pf ? pfs_content_size(fs, pf, n, &size) : 0;
+	int rc = 0;
+	if (!dir && pf) {
+		/* (a size rendered may wait for memory, as a read does) */
+		pfs_mem_try t;
+		pfs_memory_try_begin(fs, &t, pf->src->path);
+		do
+			rc = pfs_content_size(fs, pf, n, &size);
+		while (pfs_memory_try_again(&t, rc));
+		pfs_memory_try_end(&t);
+	}
 	st->st_size = (off_t)size;
 	st->st_blocks = (st->st_size + 511) / 512;
 	return rc;
@@ -265,6 +274,15 @@ static void handle_free(pfs_fs *fs, handle *h)
 	free(h);
 }
 
+/* What a failed open_handle may have left, before it runs again. */
+static void handle_clear(pfs_fs *fs, handle *h)
+{
+	pfs_cache_release(fs->cache, h->text);
+	h->text = NULL;
+	pfs_stream_free(h->stream);
+	h->stream = NULL;
+}
+
 static void handle_drop(pfs_fs *fs, pfs_live *l)
 {
 	handle_free(fs, (handle *)(void *)l);
@@ -326,6 +344,14 @@ static int open_handle(pfs_fs *fs, handle *h, struct fuse_file_info *fi)
 			const pfs_text *t = pfs_cobj_obj(h->text);
 			h->p = t->p;
 			h->len = t->len;
+			/* never other content than the size was measured from
+			 * (verify.txt: by the size pass, rendered again now) */
+			uint64_t sz = atomic_load(&n->size);
+			if (sz != PFS_SIZE_UNKNOWN && sz != t->len) {
+				pfs_log(LOG_ERR, "%s: %s: %zu bytes rendered, its size is %llu: the read fails",
+					h->pf->src->path, d->name, t->len, (unsigned long long)sz);
+				rc = -EIO;
+			}
 		}
 		break;
 	case PFS_BODY_NONE:
@@ -361,7 +387,12 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		h->n = r.n;
 		h->pf = r.pf;
 		r.pf = NULL;
-		rc = open_handle(fs, h, fi);
+		/* (what a text or stream needs at open may wait for memory) */
+		pfs_mem_try t;
+		pfs_memory_try_begin(fs, &t, h->pf->src->path);
+		while ((rc = open_handle(fs, h, fi)) != 0 && pfs_memory_try_again(&t, rc))
+			handle_clear(fs, h);
+		pfs_memory_try_end(&t);
 		/* (file.parquet of a container that opened: its range said so) */
 		if (rc == 0 && !h->pf->f && !pfs_kind_info(h->n->key.kind)->without_file &&
 		    h->n->key.kind != PFS_K_FILE_PARQUET)
@@ -388,7 +419,7 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 /* Replies with the bytes of one read. Replies point into the handle (its
  * text, its stream's window): once written, the kernel may release the
  * handle on another thread, so pfs_read holds a reference meanwhile. */
-static void read_reply(fuse_req_t req, handle *h, size_t size, uint64_t o)
+static void read_reply(pfs_fs *fs, fuse_req_t req, handle *h, size_t size, uint64_t o)
 {
 	if (h->type == H_TEXT || h->type == H_MEM) {
 		size_t n = o >= h->len ? 0 : (size_t)(h->len - o < size ? h->len - o : size);
@@ -406,15 +437,27 @@ static void read_reply(fuse_req_t req, handle *h, size_t size, uint64_t o)
 		pfs_pf_reply_range(req, h->pf, h->base + o, n);
 		return;
 	}
-	/* straight from the stream's window, under its lock */
+	/* straight from the stream's window, under its lock; a read that
+	 * failed for want of memory has given back all the stream held, and
+	 * waits (unlocked) for memory other readers hold */
 	const uint8_t *buf;
 	size_t got;
-	rc = pfs_stream_read(h->stream, o, size, &buf, &got);
-	if (rc)
-		fuse_reply_err(req, -rc);
-	else
-		fuse_reply_buf(req, (const char *)buf, got);
-	pfs_stream_read_done(h->stream);
+	pfs_mem_try t;
+	pfs_memory_try_begin(fs, &t, h->pf->src->path);
+	for (;;) {
+		rc = pfs_stream_read(h->stream, o, size, &buf, &got);
+		if (rc == 0) {
+			fuse_reply_buf(req, (const char *)buf, got);
+			pfs_stream_read_done(h->stream);
+			break;
+		}
+		pfs_stream_read_done(h->stream);
+		if (!pfs_memory_try_again(&t, rc)) {
+			fuse_reply_err(req, -rc);
+			break;
+		}
+	}
+	pfs_memory_try_end(&t);
 }
 
 static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -428,7 +471,7 @@ static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	(void)ino;
 	pfs_fs *fs = fs_of(req); /* req is gone once replied to */
 	atomic_fetch_add(&h->refs, 1);
-	read_reply(req, h, size, (uint64_t)off);
+	read_reply(fs, req, h, size, (uint64_t)off);
 	if (atomic_fetch_sub(&h->refs, 1) == 1)
 		handle_free(fs, h);
 }

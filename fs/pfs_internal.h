@@ -425,6 +425,10 @@ struct pfs_fs {
 	/* Open streams, most recently read first (stream.c), for reclaim. */
 	pthread_mutex_t streams_lock;
 	struct pfs_stream *streams_head, *streams_tail;
+	/* Requests waiting for memory, in turn (memory.c, pfs_mem_try). */
+	pthread_mutex_t mw_lock;
+	pthread_cond_t mw_cond;
+	struct pfs_mem_try *mw_head, *mw_tail;
 	unsigned nstreams;
 	/* Chunk shapes measured after a size pass, in the background
 	 * (size_pass.c): how many jobs run; pfs_fs_free waits for them. */
@@ -570,6 +574,36 @@ void pfs_memory_fini(pfs_fs *fs);
 void pfs_memory_freed(pfs_fs *fs, uint64_t bytes);
 /* The last stream closed: what was freed since the last trim goes back now. */
 void pfs_memory_idle(pfs_fs *fs);
+
+/* A request that waits for memory other requests hold (interface.md:
+ * "in turn, at most -o mem_wait=SECONDS"). A charge is never kept waiting
+ * (its caller may hold memory others wait for); instead the request's
+ * work fails, gives back all it holds (a stream resets), and then waits
+ * here, first for its turn (first come, first served), then for room,
+ * and runs again:
+ *     pfs_mem_try t;
+ *     pfs_memory_try_begin(fs, &t, path);
+ *     do rc = work(); while (pfs_memory_try_again(&t, rc));
+ *     pfs_memory_try_end(&t);
+ * Only a failure for want of memory (a charge refused on this thread) is
+ * tried again. What can never fit (more than cache_size and its headroom
+ * at once), or what waited mem_wait seconds in all, fails with a log line.
+ * While in a try, the lines of refused charges go to the debug log (the
+ * try's own line says what became of it). */
+typedef struct pfs_mem_try {
+	pfs_fs *fs;
+	const char *what;       /* for the log line: the file's path */
+	uint64_t refused;       /* the thread's refusals when last looked at */
+	int64_t deadline;       /* monotonic ms; 0 until the first wait */
+	uint64_t need;          /* room waited for: the refused charge, doubling */
+	bool queued, turn;
+	struct pfs_mem_try *next;
+} pfs_mem_try;
+void pfs_memory_try_begin(pfs_fs *fs, pfs_mem_try *t, const char *what);
+bool pfs_memory_try_again(pfs_mem_try *t, int rc);
+void pfs_memory_try_end(pfs_mem_try *t);
+/* LOG_NOTICE for a failure for want of memory, LOG_DEBUG within a try. */
+int pfs_memory_log_level(void);
 
 /* Records a segment's size as rendered (a seek later starts at it); a
  * size known before is kept, a different one logged (a size pass that

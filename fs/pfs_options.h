@@ -21,6 +21,7 @@
 #define PFS_DEFAULT_METADATA_TTL 60
 #define PFS_DEFAULT_RETRIES 4
 #define PFS_DEFAULT_TIMEOUT 30
+#define PFS_DEFAULT_MEM_WAIT 30 /* seconds */
 #define PFS_DEFAULT_CACHE_DIR_SIZE ((uint64_t)1 << 30)
 #define PFS_DEFAULT_INDEX_SIZE ((uint64_t)256 << 20)
 #define PFS_INDEX_SIZE_MAX ((uint64_t)1 << 50)
@@ -32,6 +33,7 @@ typedef struct pfs_options {
 	char *source;
 	char *key_file;
 	char *cache_size_s;
+	char *mem_wait_s;
 	char *staging;
 	char *index_dir_s;
 	char *crc_check_s; /* crc_check=on|off */
@@ -61,6 +63,7 @@ typedef struct pfs_options {
 	uint64_t cache_dir_size;
 	bool source_is_file;  /* SOURCE is one Parquet file */
 	uint64_t cache_size;
+	unsigned mem_wait;    /* seconds a read waits for memory at most */
 	unsigned poll_us;     /* after a request, /dev/fuse is polled this long */
 	/* The size index's directory (absolute), NULL for none (index_dir=none,
 	 * or no cache directory to default to). */

@@ -207,6 +207,11 @@ static pq_status measure(pfs_fs *fs, pfs_pf *pf, pq_sizes_options *o, pq_file_si
 	o->threads = cpus > 0 ? (unsigned)cpus : 1;
 	o->mem_max = fs->opts->cache_size / 4 > PFS_META_MIN ? fs->opts->cache_size / 4
 							      : PFS_META_MIN;
+	/* a chunk over that share is measured alone, up to what a reader may
+	 * decode (cache_size and the budget's headroom): a page a read can
+	 * render always has its size (only a page larger than cache_size
+	 * fails, as its reads do) */
+	o->chunk_max = pq_budget_hard(fs->budget);
 	o->cancel = &pf->sz_cancel;
 	pq_source_keep(pq_file_source(pf->f), true);
 	pq_status st = pq_file_measure(pf->f, o, out, err);
@@ -230,14 +235,17 @@ static int run_pass(pfs_fs *fs, pfs_pf *pf, pq_file_sizes **out)
 	return 0;
 }
 
-/* A chunk that failed for want of memory says nothing about the file: its
- * sizes serve this mount (until evicted, then measured again) but never go
- * into the index, which would make a passing shortage permanent. */
+/* A chunk that failed for want of memory (or over this mount's
+ * cache_size) says nothing about the file: its sizes serve this mount
+ * (until evicted, then measured again) but never go into the index, which
+ * would make a passing shortage permanent, or keep a mount with a larger
+ * cache_size from measuring it. */
 static bool short_of_memory(const pq_file_sizes *s)
 {
 	size_t n = (size_t)s->num_row_groups * s->num_columns;
 	for (size_t i = 0; i < n; i++)
-		if (s->chunks[i].status == PQ_ENOMEM)
+		if (s->chunks[i].status == PQ_ENOMEM || s->chunks[i].status == PQ_EBUDGET ||
+		    s->chunks[i].status == PQ_EIO)
 			return true;
 	return false;
 }

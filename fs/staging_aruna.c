@@ -69,12 +69,15 @@ pq_status stg_aruna_check(const pfs_staging *s, int fd, const char *name, const 
 	pq_source_unref(c);
 	if (st == PQ_OK) {
 		pq_buf v = {0};
-		pq_text_verify(f, &v); /* the Parquet checks, as verify.txt makes them */
+		pq_error verr;
+		pq_error_clear(&verr);
+		/* the Parquet checks, as verify.txt makes them */
+		pq_status vst = pq_text_verify(f, &v, &verr);
 		const char *p = v.p ? (const char *)v.p : "";
 		bool ok = v.len >= 3 && !memcmp(p + v.len - 3, "OK\n", 3) &&
 			  (v.len == 3 || p[v.len - 4] == '\n');
-		if (v.oom) {
-			st = pq_fail(err, PQ_ENOMEM, "%s: no memory to check it", name);
+		if (vst != PQ_OK) {
+			st = pq_fail(err, vst, "%s: cannot check it: %s", name, verr.msg);
 		} else if (!ok) { /* its last line: FAILED: N problems */
 			size_t end = v.len ? v.len - 1 : 0, start = end;
 			while (start > 0 && p[start - 1] != '\n')

@@ -197,9 +197,12 @@ static pq_status check_parquet(pfs_staging *s, int fd, const char *name, const c
 	if (rc == PQ_OK) {
 		/* the whole check of verify.txt: every page header, CRC and page */
 		pq_buf v = PQ_BUF_INIT;
-		pq_text_verify(f, &v);
+		pq_error verr;
+		pq_error_clear(&verr);
+		rc = pq_text_verify(f, &v, &verr);
 		pq_file_free(f);
-		rc = verdict(&v, name, err);
+		/* a check that could not be made (memory, I/O) is no verdict */
+		rc = rc == PQ_OK ? verdict(&v, name, err) : pq_fail(err, rc, "%s: %s", name, verr.msg);
 		pq_buf_free(&v);
 		return rc;
 	}

@@ -737,7 +737,7 @@ static int step_rows(pfs_stream *s)
 	}
 	return 0;
 fail:
-	pfs_log(LOG_NOTICE, "%s: %s", s->pf->src->path, err.msg);
+	pfs_log(pfs_memory_log_level(), "%s: %s", s->pf->src->path, err.msg);
 	return -pfs_status_to_errno(st);
 }
 
@@ -827,7 +827,7 @@ int pfs_stream_read(pfs_stream *s, uint64_t off, size_t size, const uint8_t **bu
 		rc = s->rows ? step_rows(s) : step_values(s);
 	}
 	if (rc && s->win.refused) {
-		pfs_log(LOG_NOTICE,
+		pfs_log(pfs_memory_log_level(),
 			"%s: a read needs %zu more bytes of memory, more than the memory budget "
 			"has free (cache_size %llu bytes, %llu in use)",
 			s->pf->src->path, s->win.refused,

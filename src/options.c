@@ -28,6 +28,7 @@ enum { KEY_RO, KEY_DISCARD };
 static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("key_file=%s", key_file),
 	PFS_OPT("cache_size=%s", cache_size_s),
+	PFS_OPT("mem_wait=%s", mem_wait_s),
 	PFS_OPT("staging=%s", staging),
 	PFS_OPT("index_dir=%s", index_dir_s),
 	PFS_OPT("index_size=%s", index_size_s),
@@ -121,6 +122,8 @@ void pfs_options_help(const char *prog)
 	       "                           readable by group or others is refused)\n"
 	       "    -o cache_size=SIZE     memory for decoded pages and texts (default 256M;\n"
 	       "                           suffixes K, M, G, T)\n"
+	       "    -o mem_wait=SECONDS    a read waits this long at most for memory other\n"
+	       "                           reads hold, then fails (default 30; 0: no wait)\n"
 	       "    -o staging=NAME        name of the staging folder (default staging;\n"
 	       "                           -o ro removes it)\n"
 	       "    -o index_dir=DIR       where the sizes of data.csv, values.txt ... are kept\n"
@@ -523,6 +526,13 @@ bool pfs_options_validate(pfs_options *o, char *msg, size_t msglen)
 		snprintf(msg, msglen, "cache_size=%s: at least 16M (decoded pages must fit; the "
 			 "default is 256M)", o->cache_size_s);
 		return false;
+	}
+	o->mem_wait = PFS_DEFAULT_MEM_WAIT;
+	if (o->mem_wait_s) {
+		long v;
+		if (!parse_count("mem_wait", o->mem_wait_s, 86400, &v, msg, msglen))
+			return false;
+		o->mem_wait = (unsigned)v;
 	}
 	o->poll_us = PFS_LOOP_POLL_US;
 	if (o->poll_us_s) {

@@ -30,7 +30,7 @@ void pfs_options_free(pfs_options *o)
 		      &o->aad_prefix, &o->container, &o->source_abs, &o->index_dir_s, &o->index_dir,
 		      &o->index_size_s,
 		      &o->crc_check_s,
-		      &o->poll_us_s,
+		      &o->poll_us_s, &o->mem_wait_s,
 		      &o->delimiter_s, &o->replace_s,
 		      &o->endpoint, &o->region, &o->profile, &o->ca_file, &o->metadata_ttl_s,
 		      &o->retries_s, &o->timeout_s, &o->cache_dir_s, &o->cache_dir_size_s,

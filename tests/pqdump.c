@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 		s = dump_sizes(f, argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 0,
 			       argc > 4 ? strtoull(argv[4], NULL, 10) : 0, &out, &err);
 	} else if (strcmp(e, "verify") == 0) {
-		pq_text_verify(f, &out);
+		s = pq_text_verify(f, &out, &err);
 	} else {
 		fprintf(stderr, "pqdump: unknown entry %s\n", e);
 		s = PQ_EINVAL;

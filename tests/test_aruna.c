@@ -258,7 +258,7 @@ START_TEST(test_cache)
 END_TEST
 
 /* Decoded chunks are charged to the mount's budget while they live: a
- * budget too small for one more chunk fails the read (PQ_ELIMIT), and
+ * budget too small for one more chunk fails the read (PQ_EBUDGET), and
  * everything charged is given back when the container goes. */
 START_TEST(test_budget)
 {
@@ -282,7 +282,7 @@ START_TEST(test_budget)
 	ck_assert_uint_ge(one, 6 * MIB);
 	ck_assert_uint_le(one, 6 * MIB + 8192);
 	pq_status st = pq_source_pread(s, buf, sizeof buf, 5 * MIB, &err);
-	ck_assert_int_eq(st, PQ_ELIMIT);
+	ck_assert_int_eq(st, PQ_EBUDGET);
 	ck_assert_msg(strstr(err.msg, "chunk 1") && strstr(err.msg, "budget"), "%s", err.msg);
 	ck_assert_uint_eq(pq_budget_used(b), one);
 	pq_source_unref(s);

@@ -13,7 +13,17 @@
 #     with EIO, the log names the bytes that did not fit, the daemon stays
 #     up and its VmHWM under cache_size + 64 MiB;
 #  3. after each mount: the unmount report says 0 bytes are still charged
-#     to the budget (every charge was given back).
+#     to the budget (every charge was given back);
+#  4. readers wait, in turn, for memory other readers hold (issue 31,
+#     points 7, 14, 15): a file made by parquetfs-convert from a generated
+#     CSV, one row group with one page per column (a page of 8 MiB: one
+#     reader fits cache_size=16M with its headroom, two do not), read by 6
+#     concurrent readers of data.csv, data.jsonl, verify.txt and a column's
+#     values.txt at cache_size=16M: every read returns exactly the bytes
+#     and size of a mount at the default cache_size (none fails, verify.txt
+#     never turns a refused charge into a PROBLEM); a page larger than
+#     cache_size: EIO with a log line naming the bytes it needs, and its
+#     values.txt keeps the size a mount that reads it measured.
 # Files: made by tests/pqwrite and tests/pqbomb (no ../shared needed).
 # Env: PFS_MEM_HANDLES, PFS_MEM_SLACK_MB (the VmHWM margin over cache_size,
 # default 64 plain, 640 under the sanitizers: ASan's shadow and quarantine).
@@ -23,7 +33,8 @@ WORK_NAME=pfs-memory
 . "$(dirname "$0")/mount_lib.sh"
 PQWRITE=$top_builddir/tests/pqwrite
 PQBOMB=$top_builddir/tests/pqbomb
-for t in "$PQWRITE" "$PQBOMB"; do
+CONVERT=$top_builddir/src/parquetfs-convert
+for t in "$PQWRITE" "$PQBOMB" "$CONVERT"; do
 	[ -x "$t" ] || { echo "FAIL: no $t (make check builds it)"; exit 1; }
 done
 ASAN=0
@@ -181,5 +192,140 @@ LIMIT=$(( (16 + 32 + SLACK) * 1024 ))
 	fail "VmHWM $((HWM / 1024)) MiB reading it, over cache_size + 32 + $SLACK MiB"
 umount_fs "$M"
 budget_zero "small cache_size"
+
+# ---- 4. concurrent readers wait for memory, in turn --------------------------------------
+S4=$WORK/src4
+mkdir -p "$S4"
+python3 - "$WORK/li.csv" "$WORK/w.csv" "$WORK/big.csv" <<'PY'
+import random, sys
+r = random.Random(31)
+def words(lo, hi):
+    return "".join(r.choice("abcdefghij klmnop") for _ in range(r.randint(lo, hi)))
+# one chunk (comment) needs more than the size pass's share of cache_size=16M
+with open(sys.argv[1], "w") as f:
+    f.write("orderkey,partkey,quantity,price,flag,shipdate,comment\n")
+    for i in range(300000):
+        f.write("%d,%d,%d,%.2f,%s,199%d-0%d-1%d,%s\n" % (
+            i, r.randint(1, 200000), r.randint(1, 50), r.randint(100, 100000) / 100,
+            r.choice("ANR"), r.randint(2, 8), r.randint(1, 9), r.randint(0, 9), words(10, 40)))
+# three string pages of 6 MiB: one reader of the rows fits cache_size=16M
+# and its headroom, two do not
+with open(sys.argv[2], "w") as f:
+    f.write("id,a,b,c\n")
+    for i in range(200000):
+        f.write("%d,%s,%s,%s\n" % (i, words(20, 40), words(20, 40), words(20, 40)))
+# one column, one page of about 24 MiB: larger than cache_size=16M
+with open(sys.argv[3], "w") as f:
+    f.write("s\n")
+    for i in range(400000):
+        f.write("%060d\n" % r.getrandbits(190))
+PY
+"$CONVERT" -q -o row_group_rows=300000,dictionary=off,page_size=16M "$WORK/li.csv" "$S4/li.parquet" ||
+	fail "parquetfs-convert li.csv"
+"$CONVERT" -q -o row_group_rows=200000,dictionary=off,page_size=16M "$WORK/w.csv" "$S4/w.parquet" ||
+	fail "parquetfs-convert w.csv"
+"$CONVERT" -q -o row_group_rows=400000,dictionary=off,page_size=64M,codec=uncompressed \
+	"$WORK/big.csv" "$S4/big.parquet" || fail "parquetfs-convert big.csv"
+LI_ENTRIES="data.csv verify.txt columns/comment/values.txt"
+W_ENTRIES="data.csv data.jsonl verify.txt columns/a/values.txt"
+name() { echo "$1" | tr / _; }
+IDX=$WORK/idx
+M=$WORK/m5
+mount_fs "$M" -o index_dir="$IDX" "$S4" || finish
+for e in $LI_ENTRIES; do
+	cat "$M/li.parquet/$e" > "$WORK/ref.li.$(name "$e")" || fail "li.parquet/$e at the default cache_size"
+done
+for e in $W_ENTRIES; do
+	cat "$M/w.parquet/$e" > "$WORK/ref.w.$(name "$e")" || fail "w.parquet/$e at the default cache_size"
+done
+stat "$M/big.parquet/data.csv" > /dev/null # the whole size pass (into the index)
+BIGV=$M/big.parquet/columns/s/values.txt
+BIGSIZE=$(stat -c %s "$BIGV")
+[ "$(cat "$BIGV" | wc -c)" = "$BIGSIZE" ] || fail "big.parquet's values.txt: not $BIGSIZE bytes at the default cache_size"
+umount_fs "$M"
+
+# readers MNT FILE ENTRIES WHAT: 6 concurrent readers, each reads every entry
+# once; every read whole and equal to the reference, none failed
+readers() {
+	local m=$1 f=$2 entries=$3 what=$4 r e bad=0 pids=()
+	for r in 1 2 3 4 5 6; do
+		(
+			for e in $entries; do
+				cat "$m/$f.parquet/$e" > "$WORK/out.$r.$(name "$e")" 2>> "$WORK/out.$r.err" ||
+					echo "reader $r: $e: exit $?" >> "$WORK/out.$r.err"
+			done
+		) &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for r in 1 2 3 4 5 6; do
+		if [ -s "$WORK/out.$r.err" ]; then
+			bad=$((bad + 1))
+			[ $bad -le 3 ] && echo "  $(head -c 300 "$WORK/out.$r.err")"
+		fi
+		rm -f "$WORK/out.$r.err"
+		for e in $entries; do
+			cmp -s "$WORK/out.$r.$(name "$e")" "$WORK/ref.$f.$(name "$e")" || {
+				bad=$((bad + 1))
+				[ $bad -le 3 ] && echo "  reader $r: $e: $(stat -c %s "$WORK/out.$r.$(name "$e")") bytes, not the reference's ($(tail -c 80 "$WORK/out.$r.$(name "$e")" | tr '\n' '|'))"
+			}
+		done
+	done
+	[ $bad = 0 ] && ok "$what: 6 concurrent readers of $entries at cache_size=16M: every read whole and exact" ||
+		fail "$what: 6 concurrent readers at cache_size=16M: $bad failed or differ"
+}
+
+# a size pass at cache_size=16M (no index): the chunk over its share is
+# measured alone, not given a placeholder size that every read fails at
+M=$WORK/m6
+mount_fs "$M" -o cache_size=16M,index_dir=none "$S4" || finish
+bad=0
+for e in $LI_ENTRIES; do
+	want=$(stat -c %s "$WORK/ref.li.$(name "$e")") got=$(stat -c %s "$M/li.parquet/$e")
+	[ "$want" = "$got" ] || { fail "li.parquet/$e: st_size $got at cache_size=16M, $want at the default"; bad=1; }
+done
+[ $bad = 0 ] && ok "sizes measured at cache_size=16M are those of the default cache_size"
+readers "$M" li "$LI_ENTRIES" "a chunk over the size pass's share"
+umount_fs "$M"
+budget_zero "a chunk over the size pass's share"
+# sizes from the index, verify.txt rendered while the readers hold the memory
+M=$WORK/m6
+mount_fs "$M" -o cache_size=16M,index_dir="$IDX" "$S4" || finish
+readers "$M" w "$W_ENTRIES" "readers wait in turn"
+umount_fs "$M"
+budget_zero "readers wait in turn"
+
+# the page larger than cache_size: the size the first mount measured (in the
+# index), reads fail with a line naming the bytes
+M=$WORK/m7
+LOG0=$(wc -l < "$WORK/daemon.log")
+mount_fs "$M" -o cache_size=16M,index_dir="$IDX" "$S4" || finish
+BIGV=$M/big.parquet/columns/s/values.txt
+got=$(stat -c %s "$BIGV")
+[ "$got" = "$BIGSIZE" ] && ok "a page larger than cache_size: values.txt's size stays $BIGSIZE" ||
+	fail "a page larger than cache_size: values.txt's st_size $got, $BIGSIZE when read whole"
+if cat "$BIGV" > /dev/null 2> "$WORK/big.err"; then
+	fail "a page larger than cache_size: values.txt read without error"
+else
+	grep -q "Input/output error" "$WORK/big.err" && ok "a page larger than cache_size: EIO" ||
+		fail "a page larger than cache_size: $(head -c 200 "$WORK/big.err")"
+fi
+sleep 0.5
+tail -n +$((LOG0 + 1)) "$WORK/daemon.log" > "$WORK/m7.log"
+grep -Eq "big.parquet.*needs [0-9]+ bytes" "$WORK/m7.log" &&
+	ok "the log names the bytes: $(grep -E "needs [0-9]+ bytes" "$WORK/m7.log" | tail -1 | cut -c1-200)" ||
+	fail "no log line names the bytes the page needs"
+umount_fs "$M"
+# the same with no size known: the read still fails with a line
+M=$WORK/m8
+LOG0=$(wc -l < "$WORK/daemon.log")
+mount_fs "$M" -o cache_size=16M,index_dir=none "$S4" || finish
+BIGV=$M/big.parquet/columns/s/values.txt
+cat "$BIGV" > /dev/null 2>&1 && fail "a page larger than cache_size, no index: values.txt read without error"
+sleep 0.5
+tail -n +$((LOG0 + 1)) "$WORK/daemon.log" | grep -Eq "big.parquet.*values.txt.*needs [0-9]+ bytes" &&
+	ok "no index: the read fails with a line naming the entry and the bytes" ||
+	fail "no index: no log line names values.txt and the bytes its page needs"
+umount_fs "$M"
 
 finish

@@ -1,5 +1,5 @@
 /* The page budget (pq_file_set_page_budget): a page whose stored body and
- * uncompressed bytes exceed it fails with PQ_ELIMIT and a message naming
+ * uncompressed bytes exceed it fails with PQ_EBUDGET and a message naming
  * the bytes it needs; at that many bytes it decodes. (The daemon sets the
  * budget to cache_size: interface.md, a page larger than cache_size fails
  * its reads with EIO and names the size it needs.) */
@@ -36,7 +36,7 @@ START_TEST(test_page_budget)
 		ck_assert_int_eq(pq_dump_column(f, 0, 0, false, &out, &err), PQ_OK);
 		pq_file_set_page_budget(f, 1000);
 		out.len = 0;
-		ck_assert_int_eq(pq_dump_column(f, 0, 0, false, &out, &err), PQ_ELIMIT);
+		ck_assert_int_eq(pq_dump_column(f, 0, 0, false, &out, &err), PQ_EBUDGET);
 		/* "the page needs N bytes of memory (...)": N is what suffices */
 		const char *p = strstr(err.msg, "the page needs ");
 		ck_assert_msg(p, "%s", err.msg);
@@ -45,7 +45,7 @@ START_TEST(test_page_budget)
 		ck_assert_int_eq(pq_status_errno(err.status), EIO);
 		pq_file_set_page_budget(f, need - 1);
 		pq_error_clear(&err);
-		ck_assert_int_eq(pq_dump_column(f, 0, 0, false, &out, &err), PQ_ELIMIT);
+		ck_assert_int_eq(pq_dump_column(f, 0, 0, false, &out, &err), PQ_EBUDGET);
 		pq_file_set_page_budget(f, need);
 		out.len = 0;
 		pq_error_clear(&err);
@@ -116,7 +116,7 @@ START_TEST(test_budget_counts)
 	ck_assert_uint_ge(a.refused, 20000);
 	pq_error err;
 	pq_error_clear(&err);
-	ck_assert_int_eq(pq_arena_budget_error(&a, PQ_ENOMEM, &err), PQ_ELIMIT);
+	ck_assert_int_eq(pq_arena_budget_error(&a, PQ_ENOMEM, &err), PQ_EBUDGET);
 	ck_assert_msg(strstr(err.msg, "do not fit the memory budget"), "%s", err.msg);
 	pq_arena_free(&a);
 	ck_assert_uint_eq(pq_budget_used(b), 0);
@@ -142,7 +142,7 @@ END_TEST
 
 /* Decoded pages and row readers are charged to the file's budget while
  * they live and give it all back; a decode that does not fit fails with
- * PQ_ELIMIT naming the bytes, and leaves nothing charged. */
+ * PQ_EBUDGET naming the bytes, and leaves nothing charged. */
 START_TEST(test_budget_pages)
 {
 	els e = {.n = 0};
@@ -181,7 +181,7 @@ START_TEST(test_budget_pages)
 	pq_file_set_budget(f, b);
 	out.len = 0;
 	pq_error_clear(&err);
-	ck_assert_int_eq(pq_dump_column(f, 0, 0, false, &out, &err), PQ_ELIMIT);
+	ck_assert_int_eq(pq_dump_column(f, 0, 0, false, &out, &err), PQ_EBUDGET);
 	ck_assert_msg(strstr(err.msg, "do not fit the memory budget"), "%s", err.msg);
 	ck_assert_int_eq(pq_status_errno(err.status), EIO);
 	ck_assert_uint_eq(pq_budget_used(b), 0);

@@ -56,7 +56,7 @@ static void exercise(pq_source *src)
 	pq_text_schema(f, &out);
 	pq_text_file_metadata(f, &out);
 	pq_json_file_metadata(f, &out);
-	pq_text_verify(f, &out);
+	(void)pq_text_verify(f, &out, &err);
 	out.len = 0;
 	(void)pq_dump_rows(f, PQ_ALL, PQ_ROWS_CSV, &out, &err);
 	out.len = 0;

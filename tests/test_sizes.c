@@ -65,7 +65,7 @@ static uint64_t check_chunk(const pq_file *f, const char *name, uint32_t rg, uin
 			      "%s rg %u col %u: layout fails but measured", name, rg, col);
 		return PQ_SIZE_FAILED;
 	}
-	if (cs->status == PQ_ELIMIT && cs->num_pages == 0) {
+	if (cs->status == PQ_EBUDGET && cs->num_pages == 0) {
 		pq_chunk_layout_free(l);
 		return PQ_SIZE_FAILED;
 	}
@@ -122,7 +122,7 @@ static void check_against_render(const pq_file *f, const char *name, const pq_fi
 		uint64_t c = rendered_rows(f, r, PQ_ROWS_CSV), j = rendered_rows(f, r, PQ_ROWS_JSONL);
 		bool limited = false;
 		for (uint32_t k = 0; k < ncol; k++)
-			limited |= s->chunks[(size_t)r * ncol + k].status == PQ_ELIMIT;
+			limited |= s->chunks[(size_t)r * ncol + k].status == PQ_EBUDGET;
 		if (!limited) {
 			ck_assert_msg(s->rg_csv[r] == c, "%s rg %u: data.csv %llu, measured %llu", name, r,
 				      (unsigned long long)c, (unsigned long long)s->rg_csv[r]);
@@ -143,7 +143,9 @@ static void check_against_render(const pq_file *f, const char *name, const pq_fi
 	}
 	if (s->verify != PQ_SIZE_FAILED) {
 		b.len = 0;
-		pq_text_verify(f, &b);
+		pq_error verr;
+		pq_error_clear(&verr);
+		ck_assert_msg(pq_text_verify(f, &b, &verr) == PQ_OK, "%s: %s", name, verr.msg);
 		ck_assert_msg(s->verify == b.len, "%s: verify.txt %zu, measured %llu", name, b.len,
 			      (unsigned long long)s->verify);
 		ck_assert(s->verify_text && memcmp(s->verify_text, b.p, b.len) == 0);
@@ -644,7 +646,7 @@ START_TEST(test_memory_limit_and_cancel)
 	pq_sizes_options o = {.threads = 2, .mem_max = 1000};
 	pq_file_sizes *s;
 	ck_assert(pq_file_measure(f, &o, &s, &err) == PQ_OK);
-	ck_assert_int_eq(s->chunks[0].status, PQ_ELIMIT);
+	ck_assert_int_eq(s->chunks[0].status, PQ_EBUDGET);
 	ck_assert_ptr_nonnull(strstr(s->chunks[0].msg, "bytes"));
 	ck_assert_uint_eq(s->verify, PQ_SIZE_FAILED);
 	ck_assert_uint_eq(s->csv, PQ_SIZE_FAILED);

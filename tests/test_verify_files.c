@@ -74,7 +74,7 @@ START_TEST(test_verify_file)
 		return;
 	}
 	pq_buf out = PQ_BUF_INIT;
-	pq_text_verify(f, &out);
+	ck_assert_msg(pq_text_verify(f, &out, &err) == PQ_OK, "%s: %s", file, err.msg);
 	pq_buf_putc(&out, '\0');
 	const char *text = (const char *)out.p;
 	const char *finding = NULL;

@@ -97,7 +97,10 @@ static inline char *render(const pq_file *f, pq_row_format fmt)
 static inline char *verify(const pq_file *f)
 {
 	pq_buf out = PQ_BUF_INIT;
-	pq_text_verify(f, &out);
+	pq_error err;
+	pq_error_clear(&err);
+	if (pq_text_verify(f, &out, &err) != PQ_OK)
+		pq_buf_printf(&out, "verify failed: %s\n", err.msg);
 	pq_buf_putc(&out, '\0');
 	return (char *)out.p;
 }

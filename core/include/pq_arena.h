@@ -38,7 +38,7 @@ void *pq_arena_calloc(pq_arena *a, size_t n, size_t size);
 void *pq_arena_memdup(pq_arena *a, const void *p, size_t n);
 void pq_arena_free(pq_arena *a);
 /* When st failed because the budget refused a block: err rewritten to
- * say so (PQ_ELIMIT, the bytes and the budget); else st unchanged. */
+ * say so (PQ_EBUDGET, the bytes and the budget); else st unchanged. */
 pq_status pq_arena_budget_error(const pq_arena *a, pq_status st, pq_error *err);
 /* Memory the arena holds, for caches that count what they keep. */
 static inline size_t pq_arena_footprint(const pq_arena *a) { return a->held; }

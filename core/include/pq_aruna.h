@@ -43,7 +43,7 @@ bool pq_aruna_name(const char *name);
  * when it allows four or more. The new source's identity is
  * inner's: what changes when the container changes. Every decoded chunk
  * is charged to memory (the mount's budget, pq_budget.h; NULL: none)
- * while it lives; a chunk that does not fit fails its read (PQ_ELIMIT).
+ * while it lives; a chunk that does not fit fails its read (PQ_EBUDGET).
  * Failures: PQ_EAUTH
  * (a block does not authenticate), PQ_ECORRUPT (truncation, footer
  * missing or inconsistent, a chunk that is not a frame), PQ_EIO from

@@ -6,8 +6,11 @@
  * exactly those n bytes back, once, when the memory goes (pq_arena does so
  * for its blocks). A charge that would cross the limit is refused after
  * one call of the reclaim hook (which may give memory back: evict a cache,
- * drop idle readers); nothing ever waits for the budget. Thread-safe
- * (atomic counters), no lock. */
+ * drop idle readers); a charge never waits. A caller that holds nothing
+ * of its own may wait for room (pq_budget_wait_room) and try again: that
+ * is how a reader waits for memory other readers hold, without the
+ * deadlock of readers waiting, each holding what the others need.
+ * Thread-safe: atomic counters; a lock only while someone waits. */
 #ifndef PQ_BUDGET_H
 #define PQ_BUDGET_H
 
@@ -34,7 +37,8 @@ void pq_budget_set_headroom(pq_budget *b, uint64_t bytes);
 void pq_budget_set_reclaim(pq_budget *b, pq_budget_reclaim_fn fn, void *ctx);
 
 /* Charges n bytes if they fit (after the reclaim hook, once); false when
- * they do not. A NULL budget takes anything. */
+ * they do not (counted for the calling thread: pq_budget_thread_refused).
+ * A NULL budget takes anything. */
 bool pq_budget_try_charge(pq_budget *b, uint64_t n);
 /* Charges n bytes only if they fit under the limit as things stand: no
  * reclaim hook, no headroom, no exemption. For memory that is merely
@@ -45,6 +49,8 @@ bool pq_budget_try_charge_spare(pq_budget *b, uint64_t n);
 void pq_budget_charge(pq_budget *b, uint64_t n);
 void pq_budget_release(pq_budget *b, uint64_t n);
 
+/* Most a single charge may ever take: limit + headroom. */
+uint64_t pq_budget_hard(const pq_budget *b);
 uint64_t pq_budget_limit(const pq_budget *b);
 uint64_t pq_budget_used(const pq_budget *b);
 uint64_t pq_budget_peak(const pq_budget *b);
@@ -56,7 +62,30 @@ uint64_t pq_budget_refusals(const pq_budget *b);
  * previous state. */
 bool pq_budget_thread_exempt(bool on);
 
-/* PQ_ELIMIT with a message saying that need more bytes did not fit the
+/* Refusals of the calling thread so far, and the bytes of the last one
+ * (last may be NULL): a caller compares the count before and after some
+ * work to tell a failure for want of memory from others. */
+uint64_t pq_budget_thread_refused(uint64_t *last);
+
+/* On while the calling thread tries again after waiting for room: the
+ * headroom is then kept for such threads (others' charges stop at the
+ * limit), so the reader that waited longest is not overtaken again. */
+void pq_budget_thread_turn(pq_budget *b, bool on);
+
+/* How long pq_budget_wait_room waits at most (default 0: not at all). */
+void pq_budget_set_wait(pq_budget *b, uint64_t ms);
+uint64_t pq_budget_wait_ms(const pq_budget *b);
+/* Waits until need bytes fit under the limit as things stand (asking the
+ * reclaim hook for them each time memory was given back, and every few
+ * milliseconds, since idle readers become reclaimable without a release),
+ * or until deadline_ms (CLOCK_MONOTONIC milliseconds) has passed. Charges
+ * nothing: the caller then tries again. True when the room was there.
+ * The caller must hold nothing others could be waiting for. */
+bool pq_budget_wait_room(pq_budget *b, uint64_t need, int64_t deadline_ms);
+/* CLOCK_MONOTONIC in milliseconds (the deadlines above). */
+int64_t pq_budget_now_ms(void);
+
+/* PQ_EBUDGET with a message saying that need more bytes did not fit the
  * budget (its limit, what is in use): "the memory budget (cache_size ...)". */
 pq_status pq_budget_fail(const pq_budget *b, uint64_t need, pq_error *err);
 

@@ -19,7 +19,11 @@ typedef enum pq_status {
 	PQ_EKEY = 6,         /* a decryption key is missing */
 	PQ_EAUTH = 7,        /* authenticated decryption failed (tampered or wrong key) */
 	PQ_ELIMIT = 8,       /* a safety bound (size, count, depth) was exceeded */
-	PQ_EINVAL = 9        /* bad argument or bad input to a writer */
+	PQ_EINVAL = 9,       /* bad argument or bad input to a writer */
+	/* the memory this process may use (its budget, pq_budget.h) cannot
+	 * hold what the work needs, now or ever: a lack of resources, never a
+	 * fault of the data */
+	PQ_EBUDGET = 10
 } pq_status;
 
 #define PQ_ERROR_MSG_MAX 512

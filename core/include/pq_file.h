@@ -242,6 +242,9 @@ void pq_row_reader_free(pq_row_reader *r);
 void pq_text_csv_header(const pq_file *f, pq_buf *out);
 
 /* ---- verify.txt -------------------------------------------------------------- */
-void pq_text_verify(const pq_file *f, pq_buf *out);
+/* Problems of the file are lines of the text; a check that cannot be made
+ * (no memory, the budget full, an I/O error) fails instead (out is then
+ * unfinished): it is no problem of the file. */
+pq_status pq_text_verify(const pq_file *f, pq_buf *out, pq_error *err);
 
 #endif

@@ -65,6 +65,11 @@ typedef struct pq_file_sizes {
 typedef struct pq_sizes_options {
 	unsigned threads;      /* worker threads (0: one per online CPU) */
 	uint64_t mem_max;      /* decoded bytes in flight at once (0: 256 MiB) */
+	/* A chunk that needs more than mem_max is measured alone (after
+	 * waiting, up to the file budget's wait, for that much room in it:
+	 * pq_budget_wait_room), up to chunk_max bytes (0: mem_max); past
+	 * chunk_max it fails (PQ_EBUDGET, its msg naming the size) */
+	uint64_t chunk_max;
 	bool keep_verify_text; /* keep verify.txt's text in verify_text */
 	atomic_bool *cancel;   /* set to stop early (PQ_EIO); may be NULL */
 	/* measure the chunks of this column only: its values.txt at every
@@ -76,9 +81,10 @@ typedef struct pq_sizes_options {
 
 /* Runs the size pass: chunks are measured on opt->threads threads, each
  * distinct chunk once (row groups may point at the same bytes), holding
- * at most opt->mem_max decoded bytes in all; a chunk whose pages need
- * more fails alone (PQ_ELIMIT, its msg naming the size), and verify.txt
- * is then PQ_SIZE_FAILED. The results do not depend on the thread count.
+ * at most opt->mem_max decoded bytes in all (a chunk whose pages need
+ * more: alone, up to opt->chunk_max); a chunk needing more than that fails
+ * alone (PQ_EBUDGET, its msg naming the size), and verify.txt is then
+ * PQ_SIZE_FAILED. The results do not depend on the thread count.
  * opt may be NULL (defaults). */
 /* Runs the size pass. Fails only when nothing could be measured (no
  * memory, cancelled); a bad chunk is recorded in its pq_chunk_sizes and

@@ -152,7 +152,7 @@ pq_status pq_page_load_body(const pq_file *f, const pq_chunk_layout *l, const pq
 	uint64_t need = (uint64_t)page->body_len +
 			(m->codec != PQ_CODEC_UNCOMPRESSED || pq_file_chunk_crypto(f, l->rg, l->col)
 				 ? ulen : 0);
-	PQ_CHECK(need <= f->page_budget, err, PQ_ELIMIT,
+	PQ_CHECK(need <= f->page_budget, err, PQ_EBUDGET,
 		 "the page needs %llu bytes of memory (%u stored, %zu uncompressed), more than "
 		 "the %llu bytes allowed (cache_size)",
 		 (unsigned long long)need, page->body_len, ulen,

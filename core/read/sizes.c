@@ -144,7 +144,7 @@ static void run_task(pass *p, const task *t, pq_buf *scratch)
 	case T_ROWS_JSONL: {
 		uint32_t rg = (uint32_t)t->index;
 		for (uint32_t c = 0; c < ncol; c++) /* a chunk over the limit: rows are too */
-			if (p->w[(size_t)rg * ncol + c].need > p->budget.max)
+			if (p->w[(size_t)rg * ncol + c].need > p->budget.chunk_max)
 				return;
 		uint64_t need = rows_need(p, rg);
 		pq_mem_reserve(&p->budget, need);
@@ -319,10 +319,13 @@ static bool verify_text(pass *p, pq_buf *out)
 	bool all = true;
 	for (size_t i = 0; i < n; i++) {
 		v[i] = p->w[i].verify;
-		all &= p->w[i].verified;
+		/* (not made for want of memory: no size, verify.txt fails) */
+		all &= p->w[i].verified && p->w[i].verify.fail.status == PQ_OK;
 	}
-	if (all)
-		pq_verify_assemble(p->f, v, out);
+	pq_error err;
+	pq_error_clear(&err);
+	if (all && pq_verify_assemble(p->f, v, out, &err) != PQ_OK)
+		all = false;
 	free(v);
 	return all;
 }
@@ -474,6 +477,7 @@ pq_status pq_file_measure(const pq_file *f, const pq_sizes_options *opt, pq_file
 	pass p = {.f = f, .opt = opt, .s = s, .flat = pq_schema_is_flat(f->schema)};
 	p.w = calloc(n ? n : 1, sizeof *p.w);
 	p.budget.max = opt && opt->mem_max ? opt->mem_max : DEFAULT_MEM_MAX;
+	p.budget.chunk_max = opt && opt->chunk_max > p.budget.max ? opt->chunk_max : p.budget.max;
 	/* a page kept costs about 256 bytes: a sixteenth of the budget */
 	p.memo = pq_page_memo_new(p.budget.max / 16 / 256);
 	pthread_mutex_init(&p.budget.mu, NULL);

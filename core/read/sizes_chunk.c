@@ -263,13 +263,13 @@ void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *
 	}
 	const pq_leaf *leaf = pq_schema_leaf(f->schema, col);
 	w->need = chunk_need(f, leaf, l);
-	if (w->need > budget->max) {
+	if (w->need > budget->chunk_max) {
 		char where[256], msg[PQ_ERROR_MSG_MAX];
 		pq_file_where(f, rg, col, where, sizeof where);
 		snprintf(msg, sizeof msg,
-			 "%s: measuring needs %" PRIu64 " bytes of decoded pages at once, more than "
-			 "the size pass's limit of %" PRIu64, where, w->need, budget->max);
-		fail(cs, PQ_ELIMIT, msg);
+			 "%s: its pages need %" PRIu64 " bytes of memory at once, more than the %"
+			 PRIu64 " allowed (cache_size)", where, w->need, budget->chunk_max);
+		fail(cs, PQ_EBUDGET, msg);
 		pq_chunk_layout_free(l);
 		return;
 	}
@@ -285,6 +285,12 @@ void pq_sizes_chunk(const pq_file *f, uint32_t rg, uint32_t col, pq_mem_budget *
 	page_ctx c = {.f = f, .leaf = leaf, .cs = cs, .w = w, .levels = pq_column_has_levels(f, col)};
 	w->rows_ok = true;
 	pq_mem_reserve(budget, w->need);
+	/* over the pass's share, alone: its pages (charged, never refused)
+	 * first wait for that much room in the budget, so that they do not
+	 * take the daemon past cache_size beside its readers */
+	if (w->need > budget->max)
+		(void)pq_budget_wait_room(f->budget, w->need,
+					  pq_budget_now_ms() + (int64_t)pq_budget_wait_ms(f->budget));
 	pq_verify_chunk_run_memo(f, rg, col, l, on_page, &c, memo, &w->memoable, &w->verify);
 	w->verified = true;
 	if (c.dict_failed) {

@@ -18,9 +18,13 @@ typedef struct pq_mem_budget {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	uint64_t used, max;
+	/* a chunk needing more than max is measured alone, up to this much
+	 * (what a reader may decode at once); past it, it fails (PQ_EBUDGET) */
+	uint64_t chunk_max;
 } pq_mem_budget;
 
-/* Waits until n more bytes fit (n <= max), then takes them. */
+/* Waits until n more bytes fit (or, n over max, until nothing else is in
+ * flight), then takes them. */
 void pq_mem_reserve(pq_mem_budget *b, uint64_t n);
 void pq_mem_release(pq_mem_budget *b, uint64_t n);
 

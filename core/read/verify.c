@@ -19,6 +19,7 @@
 #include "verify_internal.h"
 
 #include "pq_aruna.h"
+#include "pq_budget.h"
 
 typedef struct verifier {
 	const pq_file *f;
@@ -28,6 +29,14 @@ typedef struct verifier {
 	uint64_t memoable;   /* data pages found in memo or kept there */
 	pq_wkb_box box; /* GEOMETRY / GEOGRAPHY: the coordinates of the chunk */
 } verifier;
+
+/* A lack of memory (the budget included) or an I/O error while checking
+ * says nothing about the file: the check stops and verify.txt fails
+ * (interface.md), rather than reporting a problem the file does not have. */
+static bool lacking(const pq_error *e)
+{
+	return e->status == PQ_ENOMEM || e->status == PQ_EIO || e->status == PQ_EBUDGET;
+}
 
 static void problem(verifier *v, const char *fmt, ...) PQ_PRINTF(2, 3);
 static void problem(verifier *v, const char *fmt, ...)
@@ -310,7 +319,10 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 	res->walked = true;
 	memset(&v->box, 0, sizeof v->box);
 	if (!l && pq_chunk_layout_load(f, rg, col, &own, &err) != PQ_OK) {
-		problem(v, "%s", err.msg);
+		if (lacking(&err))
+			res->fail = err;
+		else
+			problem(v, "%s", err.msg);
 		return;
 	}
 	if (!l)
@@ -341,9 +353,14 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 		uint64_t problems = v->problems;
 		pq_crc_state crc;
 		uint32_t computed;
-		if (pq_page_crc(f, pi, &crc, &computed, &err) != PQ_OK)
+		if (pq_page_crc(f, pi, &crc, &computed, &err) != PQ_OK) {
+			if (lacking(&err)) {
+				res->fail = err;
+				ok = false;
+				break;
+			}
 			problem(v, "%s: %s", pw, err.msg);
-		else if (crc == PQ_CRC_MISMATCH)
+		} else if (crc == PQ_CRC_MISMATCH)
 			problem(v, "%s: CRC mismatch: stored 0x%08" PRIx32 ", computed 0x%08" PRIx32, pw,
 				(uint32_t)pi->header.crc, computed);
 		else if (crc == PQ_CRC_OK)
@@ -373,8 +390,12 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 				fn(ctx, l, index, NULL,
 				   ws != PQ_OK && pq_file_chunk_crypto(f, l->rg, l->col) ? &err : &ferr);
 			if (ws != PQ_OK) {
-				problem(v, "%s", err.msg);
 				ok = false;
+				if (lacking(&err)) {
+					res->fail = err;
+					break;
+				}
+				problem(v, "%s", err.msg);
 			} else if (keep && v->problems == problems) {
 				e.crc = crc;
 				e.rows = t.rows;
@@ -394,7 +415,10 @@ static void check_chunk(verifier *v, uint32_t rg, uint32_t col, const pq_chunk_l
 						: NULL,
 			   st != PQ_OK ? &err : fails ? &ferr : NULL);
 		if (st != PQ_OK) {
-			problem(v, "%s", err.msg);
+			if (lacking(&err))
+				res->fail = err;
+			else
+				problem(v, "%s", err.msg);
 			ok = false;
 			break;
 		}
@@ -464,7 +488,7 @@ void pq_verify_chunk_free(pq_verify_chunk *c)
  * rules (rendered as hex) and invariants broken (keys out of order or
  * repeated, a shredded field also in value, ...), found by rendering the
  * rows of each row group. */
-static void check_variants(verifier *v)
+static pq_status check_variants(verifier *v, pq_error *fail)
 {
 	const pq_schema *s = v->f->schema;
 	bool any = false;
@@ -476,6 +500,10 @@ static void check_variants(verifier *v)
 		pq_error err;
 		pq_error_clear(&err);
 		if (pq_rows_check_variants(v->f, r, &rep, &err) != PQ_OK) {
+			if (lacking(&err)) {
+				*fail = err;
+				return err.status;
+			}
 			problem(v, "row group %" PRIu32 ": rows: %s", r, err.msg);
 			continue;
 		}
@@ -494,11 +522,18 @@ static void check_variants(verifier *v)
 				rep.first_note);
 		}
 	}
+	return PQ_OK;
 }
 
-void pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf *out)
+pq_status pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf *out,
+			      pq_error *err)
 {
 	verifier v = {.f = f, .out = out};
+	size_t n = (size_t)f->md.row_groups.n * f->num_columns;
+	for (size_t i = 0; i < n; i++)
+		if (chunks[i].fail.status != PQ_OK)
+			return pq_fail(err, chunks[i].fail.status, "verify.txt cannot be made: %s",
+				       chunks[i].fail.msg);
 	const pq_file_meta_data *md = &f->md;
 	/* a container's blocks and chunks first: every one, not only those
 	 * the pages needed (nothing for other sources) */
@@ -522,7 +557,10 @@ void pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf 
 			}
 		}
 	}
-	check_variants(&v);
+	pq_error fail;
+	pq_error_clear(&fail);
+	if (check_variants(&v, &fail) != PQ_OK)
+		return pq_fail(err, fail.status, "verify.txt cannot be made: %s", fail.msg);
 	if (total != md->num_rows)
 		problem(&v, "footer num_rows %" PRId64 " but the row groups hold %" PRId64, md->num_rows, total);
 	pq_buf_printf(out, "checked %" PRIu32 " row groups, %" PRIu32 " columns, %" PRIu64
@@ -531,21 +569,29 @@ void pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf 
 		pq_buf_printf(out, "FAILED: %" PRIu64 " problems\n", v.problems);
 	else
 		pq_buf_puts(out, "OK\n");
+	if (out->oom)
+		return out->refused ? pq_budget_fail(out->budget, out->refused, err)
+				    : pq_fail(err, PQ_ENOMEM, "no memory for the text of verify.txt");
+	return PQ_OK;
 }
 
-void pq_text_verify(const pq_file *f, pq_buf *out)
+pq_status pq_text_verify(const pq_file *f, pq_buf *out, pq_error *err)
 {
 	size_t n = (size_t)f->md.row_groups.n * f->num_columns;
 	pq_verify_chunk *chunks = calloc(n ? n : 1, sizeof *chunks);
-	if (!chunks) {
-		out->oom = true;
-		return;
-	}
-	for (uint32_t r = 0; r < f->md.row_groups.n; r++)
-		for (uint32_t c = 0; c < f->num_columns; c++)
-			pq_verify_chunk_run(f, r, c, NULL, NULL, NULL, &chunks[(size_t)r * f->num_columns + c]);
-	pq_verify_assemble(f, chunks, out);
+	if (!chunks)
+		return pq_fail(err, PQ_ENOMEM, "no memory to check the file");
+	pq_status st = PQ_OK;
+	for (uint32_t r = 0; r < f->md.row_groups.n && st == PQ_OK; r++)
+		for (uint32_t c = 0; c < f->num_columns && st == PQ_OK; c++) {
+			pq_verify_chunk *k = &chunks[(size_t)r * f->num_columns + c];
+			pq_verify_chunk_run(f, r, c, NULL, NULL, NULL, k);
+			st = k->fail.status; /* no use checking on */
+		}
+	/* (a chunk that could not be checked: it says why) */
+	st = pq_verify_assemble(f, chunks, out, err);
 	for (size_t i = 0; i < n; i++)
 		pq_verify_chunk_free(&chunks[i]);
 	free(chunks);
+	return st;
 }

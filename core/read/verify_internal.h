@@ -26,6 +26,9 @@ typedef struct pq_verify_chunk {
 	uint64_t slots;    /* the layout's slot count */
 	pq_wkb_box box;    /* GEOMETRY / GEOGRAPHY: the coordinates the pages hold */
 	bool ok;           /* the layout loaded and every page decoded */
+	/* The check could not be made (no memory, an I/O error: status not
+	 * PQ_OK): no finding about the file, verify.txt fails instead. */
+	pq_error fail;
 	bool walked;       /* the page walk ran (it is what a shared chunk reuses) */
 	size_t walk_len;   /* text length and problems after the page walk */
 	uint64_t walk_problems;
@@ -109,7 +112,9 @@ void pq_verify_chunk_run_memo(const pq_file *f, uint32_t rg, uint32_t col,
 void pq_verify_chunk_reuse(const pq_file *f, uint32_t rg, uint32_t col,
 			   const pq_verify_chunk *from, pq_verify_chunk *out);
 void pq_verify_chunk_free(pq_verify_chunk *c);
-/* verify.txt from the findings of every chunk, [rg * num_columns + col]. */
-void pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf *out);
+/* verify.txt from the findings of every chunk, [rg * num_columns + col];
+ * fails (out unfinished) when a chunk could not be checked (its fail). */
+pq_status pq_verify_assemble(const pq_file *f, const pq_verify_chunk *chunks, pq_buf *out,
+			      pq_error *err);
 
 #endif

@@ -57,6 +57,7 @@ const char *pq_status_name(pq_status status)
 	case PQ_EAUTH: return "authentication failed";
 	case PQ_ELIMIT: return "limit exceeded";
 	case PQ_EINVAL: return "invalid input";
+	case PQ_EBUDGET: return "memory budget exceeded";
 	}
 	return "unknown error";
 }
