@@ -186,6 +186,24 @@ START_TEST(test_budget_pages)
 	ck_assert_int_eq(pq_status_errno(err.status), EIO);
 	ck_assert_uint_eq(pq_budget_used(b), 0);
 	ck_assert_uint_ge(pq_budget_refusals(b), 1);
+	/* verify.txt the same: the check fails, its text names no problem of
+	 * the file (issue 31: a refused charge became "PROBLEM: ... page 0") */
+	out.len = 0;
+	pq_error_clear(&err);
+	uint64_t mine = pq_budget_thread_refused(NULL);
+	ck_assert_int_eq(pq_text_verify(f, &out, &err), PQ_EBUDGET);
+	ck_assert_msg(strstr(err.msg, "verify.txt cannot be made"), "%s", err.msg);
+	ck_assert_ptr_null(out.p ? memmem(out.p, out.len, "PROBLEM", 7) : NULL);
+	ck_assert_uint_gt(pq_budget_thread_refused(NULL), mine); /* counted for this thread */
+	ck_assert_uint_eq(pq_budget_used(b), 0);
+	/* with room, the same check says OK */
+	pq_budget_free(b);
+	b = pq_budget_new(64u << 20);
+	pq_file_set_budget(f, b);
+	out.len = 0;
+	ck_assert_int_eq(pq_text_verify(f, &out, &err), PQ_OK);
+	ck_assert(out.len >= 3 && memcmp(out.p + out.len - 3, "OK\n", 3) == 0);
+	ck_assert_uint_eq(pq_budget_used(b), 0);
 	pq_file_set_budget(f, NULL);
 	pq_budget_free(b);
 	pq_buf_free(&out);
