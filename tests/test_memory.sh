@@ -294,6 +294,16 @@ mount_fs "$M" -o cache_size=16M,index_dir="$IDX" "$S4" || finish
 readers "$M" w "$W_ENTRIES" "readers wait in turn"
 umount_fs "$M"
 budget_zero "readers wait in turn"
+# the bound of the wait is an option: a bad one fails the mount, named
+mkdir -p "$WORK/m9"
+if "$BIN" -f -o mem_wait=soon "$S4" "$WORK/m9" > "$WORK/m9.out" 2>&1; then
+	fail "-o mem_wait=soon mounted"
+	fusermount3 -u "$WORK/m9" 2>/dev/null
+else
+	grep -q "mem_wait=soon" "$WORK/m9.out" && ok "-o mem_wait=soon refused: $(head -c 120 "$WORK/m9.out")" ||
+		fail "-o mem_wait=soon: the message does not name it: $(head -c 200 "$WORK/m9.out")"
+fi
+"$BIN" --help 2>&1 | grep -q "mem_wait=SECONDS" && ok "--help lists mem_wait" || fail "--help does not list mem_wait"
 
 # the page larger than cache_size: the size the first mount measured (in the
 # index), reads fail with a line naming the bytes
