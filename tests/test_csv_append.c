@@ -142,7 +142,7 @@ START_TEST(test_append_rows)
 	ck_assert_int_eq(id, 6);
 	/* the whole check of verify.txt: pages, CRCs, statistics, page index */
 	pq_buf v = PQ_BUF_INIT;
-	pq_text_verify(f, &v);
+	ck_assert_msg(pq_text_verify(f, &v, &err) == PQ_OK, "%s", err.msg);
 	ck_assert_msg(v.len >= 3 && !memcmp(v.p + v.len - 3, "OK\n", 3), "%.*s", (int)v.len,
 		      (const char *)v.p);
 	pq_buf_free(&v);

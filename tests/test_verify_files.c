@@ -154,7 +154,7 @@ START_TEST(test_variant_retyped)
 	pq_buf_putc(&out, '\0');
 	ck_assert_str_eq((const char *)out.p, "{\"id\":1,\"var\":\"0x\"}\n");
 	out.len = 0;
-	pq_text_verify(f, &out);
+	ck_assert_int_eq(pq_text_verify(f, &out, &err), PQ_OK);
 	pq_buf_putc(&out, '\0');
 	const char *text = (const char *)out.p;
 	ck_assert_msg(strstr(text, "a typed_value of a type the shredding table does not allow") &&
