@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interrupt.h"
 #include "kinds.h"
 
 #define DIRS_SLOTS 16 /* listings kept for stateless readdir */
@@ -205,7 +206,7 @@ void pfs_opendir_with(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 {
 	pfs_fs *fs = fs_of(req);
 	if (fs->no_opendir) {
-		fuse_reply_err(req, ENOSYS); /* once: the kernel sends no more */
+		pfs_reply_err(req, ENOSYS); /* once: the kernel sends no more */
 		return;
 	}
 	pfs_res r;
@@ -214,7 +215,7 @@ void pfs_opendir_with(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	if (!rc)
 		pfs_res_done(&r);
 	if (!d) {
-		fuse_reply_err(req, rc ? -rc : ENOMEM);
+		pfs_reply_err(req, rc ? -rc : ENOMEM);
 		return;
 	}
 	if (d->fixed) {
@@ -238,7 +239,7 @@ void pfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		pfs_live_del(d->fs, &d->live);
 		dirh_unref(d);
 	}
-	fuse_reply_err(req, 0);
+	pfs_reply_err(req, 0);
 }
 
 /* ---- the listing cache of stateless readdir ----------------------------------------- */
@@ -366,7 +367,7 @@ void pfs_readdir_with(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	else if (held)
 		rc = dirs_get(fs, ino, off, list, attr, &d);
 	if (rc) {
-		fuse_reply_err(req, -rc);
+		pfs_reply_err(req, -rc);
 		return;
 	}
 	pthread_mutex_lock(&d->lock);
@@ -376,7 +377,7 @@ void pfs_readdir_with(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		pthread_mutex_unlock(&d->lock);
 		if (held)
 			dirh_unref(d);
-		fuse_reply_err(req, rc ? -rc : ENOMEM);
+		pfs_reply_err(req, rc ? -rc : ENOMEM);
 		return;
 	}
 	size_t pos = 0;

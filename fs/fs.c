@@ -143,6 +143,7 @@ pq_status pfs_fs_new(const pfs_options *opts, pfs_fs **out, pq_error *err)
 			.ca_file = opts->ca_file,
 			.spool_dir = opts->spool_dir,
 			.timeout_s = opts->timeout,
+			.connect_timeout_s = opts->connect_timeout,
 			.retries = opts->retries,
 			.metadata_ttl = opts->metadata_ttl,
 			/* readahead windows of every reader together */

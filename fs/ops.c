@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
+#include "interrupt.h"
 #include "kinds.h"
 
 static pfs_fs *fs_of(fuse_req_t req)
@@ -187,7 +188,7 @@ out:
 		return;
 	}
 	if (rc)
-		fuse_reply_err(req, -rc);
+		pfs_reply_err(req, -rc);
 	else
 		fuse_reply_entry(req, &e);
 }
@@ -211,7 +212,7 @@ static void pfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	}
 	if (rc) {
 		pfs_res_done(&r);
-		fuse_reply_err(req, -rc);
+		pfs_reply_err(req, -rc);
 		return;
 	}
 	struct stat st;
@@ -221,7 +222,7 @@ static void pfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	double t = pfs_attr_timeout(r.n);
 	pfs_res_done(&r);
 	if (rc)
-		fuse_reply_err(req, -rc);
+		pfs_reply_err(req, -rc);
 	else
 		fuse_reply_attr(req, &st, t);
 }
@@ -372,7 +373,7 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	pfs_fs *fs = fs_of(req);
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
-		fuse_reply_err(req, EROFS);
+		pfs_reply_err(req, EROFS);
 		return;
 	}
 	pfs_res r;
@@ -406,7 +407,7 @@ static void pfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			h->pf = NULL;
 		handle_free(fs, h);
 		pfs_res_done(&r);
-		fuse_reply_err(req, -rc);
+		pfs_reply_err(req, -rc);
 		return;
 	}
 	pfs_res_done(&r);
@@ -429,7 +430,7 @@ static void read_reply(pfs_fs *fs, fuse_req_t req, handle *h, size_t size, uint6
 	/* bytes read from the source now must be the bytes the handle opened */
 	int rc = pfs_pf_still_valid(h->pf);
 	if (rc) {
-		fuse_reply_err(req, -rc);
+		pfs_reply_err(req, -rc);
 		return;
 	}
 	if (h->type == H_RANGE) {
@@ -453,7 +454,7 @@ static void read_reply(pfs_fs *fs, fuse_req_t req, handle *h, size_t size, uint6
 		}
 		pfs_stream_read_done(h->stream);
 		if (!pfs_memory_try_again(&t, rc)) {
-			fuse_reply_err(req, -rc);
+			pfs_reply_err(req, -rc);
 			break;
 		}
 	}
@@ -465,7 +466,7 @@ static void pfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	handle *h = (handle *)(uintptr_t)fi->fh;
 	if (off < 0) {
-		fuse_reply_err(req, EINVAL);
+		pfs_reply_err(req, EINVAL);
 		return;
 	}
 	(void)ino;
@@ -481,7 +482,7 @@ static void pfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	handle *h = (handle *)(uintptr_t)fi->fh;
 	(void)ino;
 	pfs_fs *fs = fs_of(req);
-	fuse_reply_err(req, 0);
+	pfs_reply_err(req, 0);
 	if (atomic_fetch_sub(&h->refs, 1) == 1)
 		handle_free(fs, h);
 }
@@ -510,7 +511,7 @@ static void pfs_statfs(fuse_req_t req, fuse_ino_t ino)
 
 static void rofs(fuse_req_t req)
 {
-	fuse_reply_err(req, EROFS);
+	pfs_reply_err(req, EROFS);
 }
 
 static void pfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
@@ -582,13 +583,13 @@ static void pfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 static void pfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino, (void)fi;
-	fuse_reply_err(req, 0);
+	pfs_reply_err(req, 0);
 }
 
 static void pfs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	(void)ino, (void)datasync, (void)fi;
-	fuse_reply_err(req, 0);
+	pfs_reply_err(req, 0);
 }
 
 static void pfs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
@@ -626,10 +627,64 @@ static void pfs_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(unsigned)FUSE_CAP_AUTO_INVAL_DATA;
 }
 
+/* The requests that may wait for a server can be interrupted
+ * (interrupt.h): each replies last. */
+static void w_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	pfs_intr_begin(req);
+	pfs_lookup(req, parent, name);
+	pfs_intr_end();
+}
+
+static void w_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	pfs_intr_begin(req);
+	pfs_getattr(req, ino, fi);
+	pfs_intr_end();
+}
+
+static void w_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	pfs_intr_begin(req);
+	pfs_open(req, ino, fi);
+	pfs_intr_end();
+}
+
+static void w_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	pfs_intr_begin(req);
+	pfs_read(req, ino, size, off, fi);
+	pfs_intr_end();
+}
+
+static void w_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	pfs_intr_begin(req);
+	pfs_opendir(req, ino, fi);
+	pfs_intr_end();
+}
+
+static void w_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	pfs_intr_begin(req);
+	pfs_readdir(req, ino, size, off, fi);
+	pfs_intr_end();
+}
+
+static void w_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			  struct fuse_file_info *fi)
+{
+	pfs_intr_begin(req);
+	pfs_readdirplus(req, ino, size, off, fi);
+	pfs_intr_end();
+}
+
 static const struct fuse_lowlevel_ops pfs_ops = {
 	.init = pfs_init,
-	.lookup = pfs_lookup,
-	.getattr = pfs_getattr,
+	.lookup = w_lookup,
+	.getattr = w_getattr,
 	.setattr = pfs_setattr,
 	.mknod = pfs_mknod,
 	.mkdir = pfs_mkdir,
@@ -638,15 +693,15 @@ static const struct fuse_lowlevel_ops pfs_ops = {
 	.symlink = pfs_symlink,
 	.rename = pfs_rename,
 	.link = pfs_link,
-	.open = pfs_open,
-	.read = pfs_read,
+	.open = w_open,
+	.read = w_read,
 	.write = pfs_write,
 	.flush = pfs_flush,
 	.fsync = pfs_fsync,
 	.release = pfs_release,
-	.opendir = pfs_opendir,
-	.readdir = pfs_readdir,
-	.readdirplus = pfs_readdirplus,
+	.opendir = w_opendir,
+	.readdir = w_readdir,
+	.readdirplus = w_readdirplus,
 	.releasedir = pfs_releasedir,
 	.statfs = pfs_statfs,
 	.setxattr = pfs_setxattr,

@@ -22,6 +22,7 @@
 #define PFS_DEFAULT_RETRIES 4
 #define PFS_DEFAULT_TIMEOUT 30
 #define PFS_DEFAULT_MEM_WAIT 30 /* seconds */
+#define PFS_DEFAULT_CONNECT_TIMEOUT 10
 #define PFS_DEFAULT_CACHE_DIR_SIZE ((uint64_t)1 << 30)
 #define PFS_DEFAULT_INDEX_SIZE ((uint64_t)256 << 20)
 #define PFS_INDEX_SIZE_MAX ((uint64_t)1 << 50)
@@ -45,7 +46,7 @@ typedef struct pfs_options {
 	char *container; /* container=aruna: staging/ publishes ARUNA containers */
 	/* remote sources (s3://, http(s)://) */
 	char *endpoint, *region, *profile, *ca_file, *metadata_ttl_s, *retries_s,
-	    *timeout_s, *cache_dir_s, *cache_dir_size_s, *spool_dir_s;
+	    *timeout_s, *connect_timeout_s, *cache_dir_s, *cache_dir_size_s, *spool_dir_s;
 	int no_sign, path_style, virtual_hosted;
 	int plaintext_footer;
 	int read_only;   /* -o ro: no staging folder */
@@ -58,6 +59,7 @@ typedef struct pfs_options {
 	long metadata_ttl;    /* seconds (remote) */
 	int retries;          /* remote */
 	long timeout;         /* seconds without progress (remote) */
+	long connect_timeout; /* seconds to connect (remote) */
 	char *spool_dir;      /* absolute (S3 staging) */
 	char *cache_dir;      /* absolute or NULL (remote bytes on disk) */
 	uint64_t cache_dir_size;

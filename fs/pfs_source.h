@@ -122,7 +122,8 @@ typedef struct pfs_remote_opts {
 	pfs_s3_opts s3;
 	const char *ca_file;
 	const char *spool_dir;    /* staging's spool (S3) */
-	long timeout_s;
+	long timeout_s;           /* a request receiving nothing this long */
+	long connect_timeout_s;
 	int retries;
 	unsigned backoff_ms;
 	long metadata_ttl;        /* seconds listings and identities are trusted */

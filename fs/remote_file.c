@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <xxhash.h>
 
+#include "interrupt.h"
 #include "loop.h"
 #include "pq_bigbuf.h"
 #include "remote_disk.h"
@@ -508,8 +510,22 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 			done += serve_held(o, out + done, len - done, off + done);
 			if (done == len || !in_flight(o, off + done))
 				break;
+			/* another thread fetches these bytes: wait for them,
+			 * unless this request is interrupted (interrupt.h) */
 			pfs_loop_will_wait();
-			pthread_cond_wait(&o->budget->landed, &o->budget->lock);
+			if (pfs_intr_arm()) {
+				pthread_mutex_unlock(&o->budget->lock);
+				return pq_fail(err, PQ_EIO, "%s: interrupted (the caller got a "
+					       "signal)", o->name);
+			}
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += PFS_INTR_POLL_MS * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&o->budget->landed, &o->budget->lock, &ts);
 		}
 		bool seq = off == o->last_end || off + done == o->last_end ||
 			   (done < len && follows_held(o, off + done));

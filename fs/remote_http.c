@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "curl_api.h"
+#include "interrupt.h"
 #include "loop.h"
 #include "remote_http.h"
 
@@ -26,7 +27,7 @@ struct pfs_http {
 	CURL *idle[PFS_HTTP_MAX_CONNS];
 	int nidle, nlive;
 	char *ca_file, *sigv4, *userpwd, *token_hdr;
-	long timeout_s;
+	long timeout_s, connect_timeout_s;
 	int retries;
 	unsigned backoff_ms;
 	atomic_uint_fast64_t requests, bytes;
@@ -96,6 +97,7 @@ pq_status pfs_http_new(const pfs_http_conf *c, pfs_http **out, pq_error *err)
 			h->token_hdr = joined("x-amz-security-token: ", c->session_token, "", &oom);
 	}
 	h->timeout_s = c->timeout_s > 0 ? c->timeout_s : 30;
+	h->connect_timeout_s = c->connect_timeout_s > 0 ? c->connect_timeout_s : 10;
 	h->retries = c->retries < 0 ? 0 : c->retries > 20 ? 20 : c->retries;
 	h->backoff_ms = c->backoff_ms ? c->backoff_ms : 100;
 	h->share = C->share_init();
@@ -142,12 +144,32 @@ void pfs_http_counts(pfs_http *h, uint64_t *requests, uint64_t *bytes)
 	*bytes = atomic_load(&h->bytes);
 }
 
-/* A handle of the pool: waits while PFS_HTTP_MAX_CONNS are busy. */
-static CURL *handle_get(pfs_http *h)
+/* Waits on cond (mutex held) for at most PFS_INTR_POLL_MS: the caller
+ * looks again at its condition and at pfs_intr_pending. */
+static void wait_a_little(pthread_cond_t *cond, pthread_mutex_t *mutex)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += PFS_INTR_POLL_MS * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(cond, mutex, &ts);
+}
+
+/* A handle of the pool: waits while PFS_HTTP_MAX_CONNS are busy (NULL
+ * with *intr set when the caller's request is interrupted meanwhile). */
+static CURL *handle_get(pfs_http *h, bool *intr)
 {
 	pthread_mutex_lock(&h->pool_lock);
-	while (h->nidle == 0 && h->nlive >= PFS_HTTP_MAX_CONNS)
-		pthread_cond_wait(&h->pool_cond, &h->pool_lock);
+	while (h->nidle == 0 && h->nlive >= PFS_HTTP_MAX_CONNS) {
+		if ((*intr = pfs_intr_pending())) {
+			pthread_mutex_unlock(&h->pool_lock);
+			return NULL;
+		}
+		wait_a_little(&h->pool_cond, &h->pool_lock);
+	}
 	CURL *c = NULL;
 	if (h->nidle > 0) {
 		c = h->idle[--h->nidle];
@@ -307,6 +329,15 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *u)
 	return n;
 }
 
+/* libcurl's progress callback: a request whose caller was interrupted
+ * is abandoned (curl calls this about once a second while nothing
+ * arrives, often while bytes do). */
+static int on_progress(void *u, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)u, (void)dt, (void)dn, (void)ut, (void)un;
+	return pfs_intr_pending() ? 1 : 0;
+}
+
 static size_t on_read(char *p, size_t sz, size_t nm, void *u)
 {
 	xfer *x = u;
@@ -349,10 +380,15 @@ static CURLcode attempt(pfs_http *h, CURL *c, const pfs_http_req *r, pfs_http_re
 	C->easy_setopt(c, CURLOPT_URL, r->url);
 	C->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	C->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	C->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, h->timeout_s);
+	C->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, h->connect_timeout_s);
 	/* a stall (no byte for timeout_s) is a timeout, a slow body is not */
+	long stall = h->timeout_s;
+	if (r->probe && h->connect_timeout_s < stall)
+		stall = h->connect_timeout_s;
 	C->easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	C->easy_setopt(c, CURLOPT_LOW_SPEED_TIME, h->timeout_s);
+	C->easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stall);
+	if (r->probe) /* a small answer: all of it within the bound */
+		C->easy_setopt(c, CURLOPT_TIMEOUT, h->connect_timeout_s + stall);
 	C->easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	/* bodies are megabytes: 512 KiB per receive instead of 16 KiB is 32
 	 * times fewer calls here, and fewer, larger writes for the server */
@@ -365,6 +401,10 @@ static CURLcode attempt(pfs_http *h, CURL *c, const pfs_http_req *r, pfs_http_re
 	C->easy_setopt(c, CURLOPT_WRITEDATA, &x);
 	C->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	C->easy_setopt(c, CURLOPT_HEADERDATA, &x);
+	if (pfs_intr_arm()) /* a request's caller that can be interrupted */
+		return CURLE_ABORTED_BY_CALLBACK;
+	C->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	C->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
 	if (r->range)
 		C->easy_setopt(c, CURLOPT_RANGE, r->range + (strncmp(r->range, "bytes=", 6) ? 0 : 6));
 
@@ -463,7 +503,14 @@ static bool transient(CURLcode rc)
 
 pq_status pfs_http_do(pfs_http *h, const pfs_http_req *r, pfs_http_resp *rs, pq_error *err)
 {
-	CURL *c = handle_get(h);
+	bool intr = false;
+	rs->body = NULL;
+	rs->status = 0;
+	rs->body_len = 0;
+	rs->attempts = 0;
+	CURL *c = pfs_intr_arm() ? NULL : handle_get(h, &intr);
+	if (!c && (intr || pfs_intr_pending()))
+		return pq_fail(err, PQ_EIO, "interrupted (the caller got a signal)");
 	if (!c)
 		return pq_fail(err, PQ_ENOMEM, "no memory for an HTTP request");
 	char errbuf[CURL_ERROR_SIZE];
@@ -475,20 +522,40 @@ pq_status pfs_http_do(pfs_http *h, const pfs_http_req *r, pfs_http_resp *rs, pq_
 		rc = attempt(h, c, r, rs, errbuf);
 		bool again = rc == CURLE_OK ? rs->status >= 500 || rs->status == 429
 					    : transient(rc);
-		if (!again || i >= h->retries)
+		if (!again || i >= h->retries || r->probe)
 			break;
-		struct timespec ts = {.tv_sec = wait_ms / 1000,
-				      .tv_nsec = (long)(wait_ms % 1000) * 1000000L};
-		nanosleep(&ts, NULL);
+		/* the backoff, in slices: an interrupted caller stops waiting */
+		for (unsigned left = wait_ms; left > 0 && !pfs_intr_pending();) {
+			unsigned ms = left < PFS_INTR_POLL_MS ? left : PFS_INTR_POLL_MS;
+			struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ms * 1000000L};
+			nanosleep(&ts, NULL);
+			left -= ms;
+		}
+		if (pfs_intr_pending()) {
+			rc = CURLE_ABORTED_BY_CALLBACK;
+			break;
+		}
 		wait_ms = wait_ms < 8000 ? wait_ms * 2 : 16000;
 	}
 	handle_put(h, c);
 	if (rc == CURLE_OK)
 		return PQ_OK;
+	if (rc == CURLE_ABORTED_BY_CALLBACK && pfs_intr_pending())
+		return pq_fail(err, PQ_EIO, "interrupted (the caller got a signal): the request "
+			       "was abandoned");
 	if (rc == CURLE_WRITE_ERROR && rs->body_len == 0 && rs->status < 300)
 		return pq_fail(err, PQ_EIO, "the response is larger than asked for");
 	if (rc == CURLE_OUT_OF_MEMORY)
 		return pq_fail(err, PQ_ENOMEM, "no memory for an HTTP request");
+	if (rc == CURLE_OPERATION_TIMEDOUT && !strncmp(errbuf, "Operation too slow", 18))
+		/* curl's "Less than 1 bytes/sec transferred the last N seconds" */
+		return pq_fail(err, PQ_EIO, "timed out: the server sent nothing for %ld s "
+			       "(-o %s) (after %d attempt%s)",
+			       r->probe && h->connect_timeout_s < h->timeout_s ? h->connect_timeout_s
+									    : h->timeout_s,
+			       r->probe && h->connect_timeout_s < h->timeout_s ? "connect_timeout"
+									    : "timeout",
+			       rs->attempts, rs->attempts == 1 ? "" : "s");
 	return pq_fail(err, PQ_EIO, "%s%s%s (after %d attempts)", C->easy_strerror(rc),
 		       errbuf[0] ? ": " : "", errbuf, rs->attempts);
 }

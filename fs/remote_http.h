@@ -21,7 +21,8 @@ typedef struct pfs_http pfs_http;
 
 typedef struct pfs_http_conf {
 	const char *ca_file;  /* a private CA added to the system's, or NULL */
-	long timeout_s;       /* per request without progress (0: 30 s) */
+	long timeout_s;       /* per request receiving nothing (0: 30 s) */
+	long connect_timeout_s; /* connecting (0: 10 s) */
 	int retries;          /* after the first attempt */
 	/* SigV4 (NULL: unsigned): the region, and the credentials. */
 	const char *region;
@@ -45,6 +46,11 @@ typedef struct pfs_http_req {
 	void *buf;
 	size_t cap;
 	size_t max_body;
+	/* The mount's check of its source: one attempt, and an answer that
+	 * does not come within the connect timeout is a failure (a dead
+	 * endpoint fails the mount in about connect_timeout, not in
+	 * retries x timeout). */
+	bool probe;
 } pfs_http_req;
 
 typedef struct pfs_http_resp {

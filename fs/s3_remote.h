@@ -27,13 +27,23 @@ typedef struct pfs_s3 {
 	uid_t uid;
 	gid_t gid;
 	pfs_ra_budget budget;
-	pthread_mutex_t lock;       /* dirs */
-	pthread_mutex_t fetch_lock; /* one listing at a time */
+	pthread_mutex_t lock;       /* dirs, listing */
+	pthread_cond_t listed;      /* a listing under way ended */
 	struct s3_dir *dirs;
+	/* the directories being listed now, one thread each (the caller's
+	 * rel strings) */
+	const char **listing;
+	size_t nlisting;
+	unsigned forgets; /* pfs_s3_forget calls */
 	/* directories made in staging/ that hold no object yet (S3 has
 	 * none: a prefix exists while a key is under it); under lock */
 	char **vdirs;
 	size_t nvdirs;
+	/* keys left out of listings (no path can name them), by hash: each
+	 * is logged once; under lock */
+	uint64_t *told;
+	size_t ntold;
+	bool told_full;
 } pfs_s3;
 
 /* .parquet, .parq, .pq in any case. */

@@ -13,6 +13,8 @@
 #include "s3_xml.h"
 
 #define TEXT_MAX 4096
+/* a key as sent: URL-encoded, each byte may take three */
+#define PFS_S3_KEY_TEXT_MAX (3 * PFS_S3_KEY_MAX)
 #define DEPTH_MAX 16
 
 typedef struct parser {
@@ -138,7 +140,7 @@ static void on_end_list(parser *p, const char *name, const char *up)
 	const char *t = p->text;
 	if (!strcmp(up, "Contents") && !strcmp(parent(p, 1), "ListBucketResult")) {
 		if (!strcmp(name, "Key")) {
-			if (p->tlen == 0 || p->tlen > PFS_S3_KEY_MAX || p->too_long)
+			if (p->tlen == 0 || p->tlen > PFS_S3_KEY_TEXT_MAX || p->too_long)
 				return fail(p, "an object key is empty or too long");
 			free(p->cur.key);
 			if (!(p->cur.key = strdup(t)))
@@ -160,7 +162,7 @@ static void on_end_list(parser *p, const char *name, const char *up)
 			return fail(p, "too many entries in one page");
 	} else if (!strcmp(name, "Prefix") && !strcmp(up, "CommonPrefixes") &&
 		   !strcmp(parent(p, 1), "ListBucketResult")) {
-		if (p->tlen == 0 || p->tlen > PFS_S3_KEY_MAX || p->too_long)
+		if (p->tlen == 0 || p->tlen > PFS_S3_KEY_TEXT_MAX || p->too_long)
 			return fail(p, "a common prefix is empty or too long");
 		char *s = strdup(t);
 		if (!s || !add_prefix(p, s)) {
@@ -168,7 +170,9 @@ static void on_end_list(parser *p, const char *name, const char *up)
 			return fail(p, "too many entries in one page");
 		}
 	} else if (!strcmp(up, "ListBucketResult")) {
-		if (!strcmp(name, "IsTruncated")) {
+		if (!strcmp(name, "EncodingType")) {
+			p->page->url_encoded = !strcmp(t, "url");
+		} else if (!strcmp(name, "IsTruncated")) {
 			p->page->truncated = !strcmp(t, "true");
 		} else if (!strcmp(name, "NextContinuationToken") && p->tlen) {
 			if (p->too_long)
@@ -225,6 +229,77 @@ static bool run(parser *p, const char *xml, size_t n)
 	return ok && !p->bad;
 }
 
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
+}
+
+bool pfs_s3_url_decode(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		if (*r == '+') {
+			*w++ = ' ';
+		} else if (*r == '%') {
+			int hi = hexval(r[1]), lo = hi < 0 ? -1 : hexval(r[2]);
+			if (lo < 0 || (hi == 0 && lo == 0))
+				return false;
+			*w++ = (char)(hi * 16 + lo);
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	return true;
+}
+
+/* A page whose server said EncodingType url: every key and prefix
+ * decoded; one that does not decode is left out (and counted), never the
+ * whole page. */
+static bool decode_page(pfs_s3_page *g)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < g->nobjs; i++) {
+		pfs_s3_obj *o = &g->objs[i];
+		char *raw = NULL;
+		if (!g->bad_example && !(raw = strdup(o->key)))
+			return false;
+		if (pfs_s3_url_decode(o->key) && o->key[0]) {
+			free(raw);
+			g->objs[w++] = *o;
+			continue;
+		}
+		g->nbad++;
+		if (!g->bad_example)
+			g->bad_example = raw, raw = NULL;
+		free(raw);
+		free(o->key);
+	}
+	g->nobjs = w;
+	w = 0;
+	for (size_t i = 0; i < g->nprefixes; i++) {
+		char *raw = NULL;
+		if (!g->bad_example && !(raw = strdup(g->prefixes[i])))
+			return false;
+		if (pfs_s3_url_decode(g->prefixes[i]) && g->prefixes[i][0]) {
+			free(raw);
+			g->prefixes[w++] = g->prefixes[i];
+			continue;
+		}
+		g->nbad++;
+		if (!g->bad_example)
+			g->bad_example = raw, raw = NULL;
+		free(raw);
+		free(g->prefixes[i]);
+	}
+	g->nprefixes = w;
+	return true;
+}
+
 pq_status pfs_s3_parse_list(const char *xml, size_t n, pfs_s3_page *out, pq_error *err)
 {
 	memset(out, 0, sizeof *out);
@@ -236,6 +311,8 @@ pq_status pfs_s3_parse_list(const char *xml, size_t n, pfs_s3_page *out, pq_erro
 	free(p->cur.key);
 	if (ok && out->truncated && !out->next_token)
 		ok = false, snprintf(p->why, sizeof p->why, "truncated without a continuation token");
+	if (ok && out->url_encoded && !decode_page(out))
+		ok = false, snprintf(p->why, sizeof p->why, "no memory");
 	pq_status st = PQ_OK;
 	if (!ok) {
 		st = pq_fail(err, PQ_ECORRUPT, "bad ListObjectsV2 answer: %s", p->why);
@@ -254,6 +331,7 @@ void pfs_s3_page_free(pfs_s3_page *g)
 	free(g->objs);
 	free(g->prefixes);
 	free(g->next_token);
+	free(g->bad_example);
 	memset(g, 0, sizeof *g);
 }
 

@@ -29,12 +29,23 @@ typedef struct pfs_s3_page {
 	size_t nprefixes, prefcap;
 	bool truncated;           /* IsTruncated */
 	char *next_token;         /* NextContinuationToken, or NULL */
+	/* EncodingType was url: keys and prefixes were percent-decoded (keys
+	 * whose encoding was malformed, or decoded to a NUL, are left out
+	 * and counted here, the first one kept as sent) */
+	bool url_encoded;
+	size_t nbad;
+	char *bad_example;
 } pfs_s3_page;
 
 /* One ListObjectsV2 page (ListBucketResult). PQ_ECORRUPT with a message
  * when it is not well-formed or breaks a bound. */
 pq_status pfs_s3_parse_list(const char *xml, size_t n, pfs_s3_page *out, pq_error *err);
 void pfs_s3_page_free(pfs_s3_page *p);
+
+/* s decoded in place as S3 encodes keys for encoding-type=url (percent
+ * escapes, '+' for a space, as the AWS SDKs decode them): false when an
+ * escape is malformed or gives a NUL byte (s is then unspecified). */
+bool pfs_s3_url_decode(char *s);
 
 /* The text of the first element named tag anywhere in the document
  * (Error/Code, UploadId, ...): false when absent, malformed or too long. */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "interrupt.h"
 #include "kinds.h"
 #include "parallel.h"
 #include "pfs_source.h"
@@ -503,16 +504,16 @@ int pfs_pf_reply_range(fuse_req_t req, pfs_pf *pf, uint64_t off, size_t n)
 	}
 	if (st != PQ_OK) {
 		pfs_log(LOG_WARNING, "%s: %s", pf->src->path, err.msg);
-		return fuse_reply_err(req, pq_status_errno(st));
+		return pfs_reply_err(req, pq_status_errno(st));
 	}
 	uint8_t *buf = malloc(n);
 	if (!buf)
-		return fuse_reply_err(req, ENOMEM);
+		return pfs_reply_err(req, ENOMEM);
 	st = pq_source_pread(pf->io, buf, n, off, &err);
 	if (st != PQ_OK) /* the errno alone would not say why (a changed object, ...) */
 		pfs_log(LOG_WARNING, "%s: %s", pf->src->path, err.msg);
 	int rc = st == PQ_OK ? fuse_reply_buf(req, (const char *)buf, n)
-			     : fuse_reply_err(req, pq_status_errno(st));
+			     : pfs_reply_err(req, pq_status_errno(st));
 	free(buf);
 	return rc;
 }

@@ -43,10 +43,10 @@ static time_t now_s(void)
 	return ts.tv_sec;
 }
 
-/* HEAD: the size and ETag now. */
-static pq_status head(hsrc *h, uint64_t *size, char *etag, pq_error *err)
+/* HEAD: the size and ETag now (probe: the mount's check, pfs_http_req). */
+static pq_status head(hsrc *h, bool probe, uint64_t *size, char *etag, pq_error *err)
 {
-	pfs_http_req rq = {.method = "HEAD", .url = h->url, .fd = -1};
+	pfs_http_req rq = {.method = "HEAD", .url = h->url, .fd = -1, .probe = probe};
 	pfs_http_resp rs;
 	pq_status st = pfs_http_do(h->http, &rq, &rs, err);
 	free(rs.body);
@@ -69,7 +69,7 @@ static pq_status check_range(hsrc *h, pq_error *err)
 		return pq_fail(err, PQ_EINVAL, "%s is not a Parquet file (%" PRIu64 " bytes)",
 			       h->url, h->size);
 	pfs_http_req rq = {.method = "GET", .url = h->url, .range = "bytes=0-3", .fd = -1,
-			   .buf = b, .cap = sizeof b};
+			   .buf = b, .cap = sizeof b, .probe = true};
 	pfs_http_resp rs;
 	pq_status st = pfs_http_do(h->http, &rq, &rs, err);
 	free(rs.body);
@@ -96,7 +96,7 @@ static int current(hsrc *h, uint64_t *size, char *etag, time_t *mtime)
 		pq_error err = {0};
 		uint64_t sz;
 		char et[PFS_ETAG_MAX];
-		if (head(h, &sz, et, &err) != PQ_OK) {
+		if (head(h, false, &sz, et, &err) != PQ_OK) {
 			pfs_log(LOG_NOTICE, "%s", err.msg);
 			return err.status == PQ_EKEY ? -EACCES : strstr(err.msg, "HTTP 404") ? -ENOENT
 											: -EIO;
@@ -248,10 +248,11 @@ pq_status pfs_source_http_new(const pfs_remote_opts *ro, pfs_source **out, pq_er
 	src->ops = &http_ops;
 	src->be = h;
 	pfs_http_conf hc = {.ca_file = ro->ca_file, .timeout_s = ro->timeout_s,
+			    .connect_timeout_s = ro->connect_timeout_s,
 			    .retries = ro->retries, .backoff_ms = ro->backoff_ms};
 	pq_status st = pfs_http_new(&hc, &h->http, err);
 	if (st == PQ_OK)
-		st = head(h, &h->size, h->etag, err);
+		st = head(h, true, &h->size, h->etag, err);
 	if (st == PQ_OK)
 		st = check_range(h, err);
 	if (st != PQ_OK) {

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "pq_aruna.h"
+#include "interrupt.h"
+#include "loop.h"
 #include "pfs.h"
 #include "remote_disk.h"
 #include "remote_file.h"
@@ -124,23 +126,92 @@ static int add_ent(s3_dir *d, size_t *cap, const char *name, bool is_dir, uint64
 	return 0;
 }
 
+/* Keys logged as left out are remembered (by hash) up to this many; past
+ * it, the log says so once and stops naming them. */
+#define TOLD_MAX 4096
+
+/* Why a name (one path component) cannot be shown, or NULL when it can. */
+static const char *bad_name(const char *name, size_t len)
+{
+	if (len == 0)
+		return "an empty path component";
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return "a '.' or '..' path component";
+	if (len > 255)
+		return "a path component over 255 bytes";
+	return NULL;
+}
+
+/* The log names a key left out of a listing, once per mount. */
+static void tell_left_out(pfs_s3 *s, const char *key, const char *why)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	bool say = false, say_full = false;
+	pthread_mutex_lock(&s->lock);
+	bool seen = false;
+	for (size_t i = 0; i < s->ntold && !seen; i++)
+		seen = s->told[i] == h;
+	if (!seen && s->ntold < TOLD_MAX) {
+		uint64_t *nt = realloc(s->told, (s->ntold + 1) * sizeof *nt);
+		if (nt) {
+			s->told = nt;
+			s->told[s->ntold++] = h;
+		}
+		say = true;
+	} else if (!seen && !s->told_full) {
+		s->told_full = say_full = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (say_full)
+		pfs_log(LOG_NOTICE, "%s: more keys that cannot be paths are left out of listings "
+			"(not named)", s->display);
+	if (!say)
+		return;
+	/* control bytes (and '%') as URL escapes, so the line stays one line;
+	 * at most 300 bytes of the key */
+	char shown[3 * 300 + 4];
+	size_t k = 0, i = 0;
+	for (; key[i] && i < 300; i++) {
+		unsigned char c = (unsigned char)key[i];
+		if (c < 0x20 || c == 0x7f || c == '%')
+			k += (size_t)snprintf(shown + k, sizeof shown - k, "%%%02X", c);
+		else
+			shown[k++] = (char)c;
+	}
+	shown[k] = '\0';
+	pfs_log(LOG_NOTICE, "%s: key '%s%s' left out of the listing: %s", s->display, shown,
+		key[i] ? "..." : "", why);
+}
+
 /* One page's entries into d: names below kp (the listed prefix with its
- * '/'), without further '/'. */
-static int take_page(s3_dir *d, size_t *cap, const pfs_s3_page *pg, const char *kp)
+ * '/'), without further '/'. A name no path can hold is left out (and
+ * logged), never the rest of the page. */
+static int take_page(pfs_s3 *s, s3_dir *d, size_t *cap, const pfs_s3_page *pg, const char *kp)
 {
 	size_t kl = strlen(kp);
+	if (pg->nbad)
+		pfs_log(LOG_NOTICE, "%s: %zu keys with a malformed URL encoding left out of the "
+			"listing of '%s' (the first: '%.200s')", s->display, pg->nbad, kp,
+			pg->bad_example ? pg->bad_example : "");
 	for (size_t i = 0; i < pg->nprefixes; i++) {
 		const char *p = pg->prefixes[i];
 		if (strncmp(p, kp, kl))
 			continue;
-		char name[PFS_S3_KEY_MAX + 1];
 		size_t nl = strlen(p + kl);
-		if (!nl || nl > PFS_S3_KEY_MAX || p[kl + nl - 1] != '/')
+		if (!nl || p[kl + nl - 1] != '/')
 			continue;
+		const char *why = bad_name(p + kl, nl - 1);
+		if (!why && memchr(p + kl, '/', nl - 1))
+			continue; /* not one level down: not this directory's */
+		if (why) {
+			tell_left_out(s, p, why);
+			continue;
+		}
+		char name[256];
 		memcpy(name, p + kl, nl - 1);
 		name[nl - 1] = '\0';
-		if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-			continue;
 		if (add_ent(d, cap, name, true, 0, NULL, 0))
 			return -ENOMEM;
 	}
@@ -151,6 +222,11 @@ static int take_page(s3_dir *d, size_t *cap, const pfs_s3_page *pg, const char *
 		const char *name = o->key + kl;
 		if (!name[0] || strchr(name, '/') || !pfs_s3_is_parquet_name(name))
 			continue;
+		const char *why = bad_name(name, strlen(name));
+		if (why) {
+			tell_left_out(s, o->key, why);
+			continue;
+		}
 		if (add_ent(d, cap, name, false, o->size, o->etag, o->mtime))
 			return -ENOMEM;
 	}
@@ -188,7 +264,12 @@ static int list_fetch(pfs_s3 *s, const char *rel, s3_dir **out, pq_error *err)
 				break;
 			}
 		}
-		int k = snprintf(url, sizeof url, "%s%s?%s%s%sdelimiter=%%2F&list-type=2%s%s",
+		/* keys URL-encoded (encoding-type=url), as the AWS SDKs ask:
+		 * a key may hold any byte, and XML 1.0 cannot carry control
+		 * characters (a server answers them as &#x1;, which XML
+		 * parsers refuse) */
+		int k = snprintf(url, sizeof url,
+				 "%s%s?%s%s%sdelimiter=%%2F&encoding-type=url&list-type=2%s%s",
 				 s->bucket_url, s->conf.path_style ? "" : "/",
 				 etok ? "continuation-token=" : "", etok ? etok : "", etok ? "&" : "",
 				 kp[0] ? "&prefix=" : "", ekp);
@@ -223,7 +304,7 @@ static int list_fetch(pfs_s3 *s, const char *rel, s3_dir **out, pq_error *err)
 				rc = -EIO;
 			break;
 		}
-		rc = take_page(d, &cap, &pg, kp);
+		rc = take_page(s, d, &cap, &pg, kp);
 		free(token);
 		token = pg.truncated && pg.next_token ? strdup(pg.next_token) : NULL;
 		bool more = pg.truncated && pg.next_token;
@@ -266,43 +347,70 @@ static int list_fetch(pfs_s3 *s, const char *rel, s3_dir **out, pq_error *err)
 	return 0;
 }
 
-/* The listing of rel, fresh within metadata_ttl (one reference). */
+/* The listing of rel, fresh within metadata_ttl (one reference). One
+ * listing of a directory at a time: concurrent lookups of it wait for the
+ * one under way instead of listing it again (interruptibly); listings of
+ * other directories never wait behind it (a stalled one held up every
+ * `ls` of the mount). */
 static int dir_get(pfs_s3 *s, const char *rel, s3_dir **out)
 {
 	pthread_mutex_lock(&s->lock);
-	s3_dir **pp = &s->dirs, *d;
-	for (d = *pp; d && strcmp(d->rel, rel); pp = &d->next, d = *pp)
-		;
-	if (d && now_s() - d->fetched <= s->ttl) {
-		d->refs++;
-		pthread_mutex_unlock(&s->lock);
-		*out = d;
-		return 0;
+	s3_dir **pp, *d;
+	for (;;) {
+		for (pp = &s->dirs, d = *pp; d && strcmp(d->rel, rel); pp = &d->next, d = *pp)
+			;
+		if (d && now_s() - d->fetched <= s->ttl) {
+			d->refs++;
+			pthread_mutex_unlock(&s->lock);
+			*out = d;
+			return 0;
+		}
+		bool busy = false;
+		for (size_t i = 0; i < s->nlisting && !busy; i++)
+			busy = !strcmp(s->listing[i], rel);
+		if (!busy)
+			break;
+		pfs_loop_will_wait();
+		if (pfs_intr_arm()) {
+			pthread_mutex_unlock(&s->lock);
+			return -EINTR;
+		}
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += PFS_INTR_POLL_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->listed, &s->lock, &ts);
 	}
-	pthread_mutex_unlock(&s->lock);
-	/* one listing at a time: concurrent lookups of a directory wait for it
-	 * instead of listing it again */
-	pthread_mutex_lock(&s->fetch_lock);
-	pthread_mutex_lock(&s->lock);
-	for (pp = &s->dirs, d = *pp; d && strcmp(d->rel, rel); pp = &d->next, d = *pp)
-		;
-	if (d && now_s() - d->fetched <= s->ttl) {
-		d->refs++;
+	/* this thread lists rel; its name stays in s->listing meanwhile */
+	const char **nl = realloc(s->listing, (s->nlisting + 1) * sizeof *nl);
+	if (!nl) {
 		pthread_mutex_unlock(&s->lock);
-		pthread_mutex_unlock(&s->fetch_lock);
-		*out = d;
-		return 0;
+		return -ENOMEM;
 	}
+	s->listing = nl;
+	s->listing[s->nlisting++] = rel;
+	unsigned forgets = s->forgets;
 	pthread_mutex_unlock(&s->lock);
 	pq_error err = {0};
-	s3_dir *nd;
+	s3_dir *nd = NULL;
 	int rc = list_fetch(s, rel, &nd, &err);
-	if (rc) {
+	if (rc)
 		pfs_log(LOG_NOTICE, "%s", err.msg);
-		pthread_mutex_unlock(&s->fetch_lock);
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->nlisting; i++) {
+		if (s->listing[i] == rel) {
+			s->listing[i] = s->listing[--s->nlisting];
+			break;
+		}
+	}
+	pthread_cond_broadcast(&s->listed);
+	if (rc) {
+		pthread_mutex_unlock(&s->lock);
 		return rc;
 	}
-	pthread_mutex_lock(&s->lock);
 	for (pp = &s->dirs, d = *pp; d && strcmp(d->rel, rel); pp = &d->next, d = *pp)
 		;
 	if (d) { /* replaced: freed by its last user */
@@ -311,11 +419,14 @@ static int dir_get(pfs_s3 *s, const char *rel, s3_dir **out)
 		if (--d->refs == 0)
 			dir_free(d);
 	}
+	/* a publish during the listing: it may predate the new object, so
+	 * it answers this caller only, and the next one lists again */
+	if (s->forgets != forgets)
+		nd->fetched = now_s() - s->ttl - 1;
 	nd->refs = 2; /* the list's and the caller's */
 	nd->next = s->dirs;
 	s->dirs = nd;
 	pthread_mutex_unlock(&s->lock);
-	pthread_mutex_unlock(&s->fetch_lock);
 	*out = nd;
 	return 0;
 }
@@ -547,6 +658,7 @@ static int s3_statfs(void *be, struct statvfs *sv)
 void pfs_s3_forget(pfs_s3 *s, const char *rel)
 {
 	pthread_mutex_lock(&s->lock);
+	s->forgets++;
 	for (s3_dir **pp = &s->dirs, *d = *pp; d; d = *pp) {
 		if (!strcmp(d->rel, rel)) {
 			*pp = d->next;
@@ -570,11 +682,13 @@ static void s3_free(void *be)
 	for (size_t i = 0; i < s->nvdirs; i++)
 		free(s->vdirs[i]);
 	free(s->vdirs);
+	free(s->told);
 	pfs_ra_budget_quiesce(&s->budget);
 	pfs_http_free(s->http);
 	pfs_s3_conf_clear(&s->conf);
+	free(s->listing);
+	pthread_cond_destroy(&s->listed);
 	pthread_mutex_destroy(&s->lock);
-	pthread_mutex_destroy(&s->fetch_lock);
 	pfs_disk_free(s->budget.disk);
 	pfs_ra_budget_destroy(&s->budget);
 	free(s->spool_dir);
@@ -619,7 +733,8 @@ static pq_status check_access(pfs_s3 *s, pq_error *err)
 			 s->bucket_url, s->conf.path_style ? "" : "/", kp[0] ? "&prefix=" : "", ekp);
 	if (k < 0 || (size_t)k >= sizeof url)
 		return pq_fail(err, PQ_EINVAL, "%s: the URL is too long", s->display);
-	pfs_http_req rq = {.method = "GET", .url = url, .fd = -1, .max_body = (size_t)1 << 20};
+	pfs_http_req rq = {.method = "GET", .url = url, .fd = -1, .max_body = (size_t)1 << 20,
+			   .probe = true};
 	pfs_http_resp rs;
 	pq_status st = pfs_http_do(s->http, &rq, &rs, err);
 	if (st != PQ_OK)
@@ -646,7 +761,7 @@ pq_status pfs_source_s3_new(const pfs_remote_opts *ro, pfs_source **out, pq_erro
 		return pq_fail(err, PQ_ENOMEM, "no memory");
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_mutex_init(&s->fetch_lock, NULL);
+	pthread_cond_init(&s->listed, NULL);
 	s->uid = getuid();
 	s->gid = getgid();
 	s->ttl = ro->metadata_ttl;
@@ -667,6 +782,7 @@ pq_status pfs_source_s3_new(const pfs_remote_opts *ro, pfs_source **out, pq_erro
 		st = pq_fail(err, PQ_EINVAL, "the endpoint is too long");
 	if (st == PQ_OK) {
 		pfs_http_conf hc = {.ca_file = ro->ca_file, .timeout_s = ro->timeout_s,
+				    .connect_timeout_s = ro->connect_timeout_s,
 				    .retries = ro->retries, .backoff_ms = ro->backoff_ms};
 		if (s->conf.sign) {
 			hc.region = s->conf.region;

@@ -60,6 +60,7 @@ static const struct fuse_opt pfs_opts[] = {
 	PFS_OPT("metadata_ttl=%s", metadata_ttl_s),
 	PFS_OPT("retries=%s", retries_s),
 	PFS_OPT("timeout=%s", timeout_s),
+	PFS_OPT("connect_timeout=%s", connect_timeout_s),
 	PFS_OPT("cache_dir=%s", cache_dir_s),
 	PFS_OPT("cache_dir_size=%s", cache_dir_size_s),
 	PFS_OPT("spool_dir=%s", spool_dir_s),
@@ -148,7 +149,10 @@ void pfs_options_help(const char *prog)
 	       "    -o ca_file=PATH        a private CA for TLS, added to the system's\n"
 	       "    -o metadata_ttl=SECONDS  listings and ETags trusted this long (default 60)\n"
 	       "    -o retries=N           retries on 5xx, timeouts, resets (default 4)\n"
-	       "    -o timeout=SECONDS     a request without progress fails (default 30)\n"
+	       "    -o timeout=SECONDS     a request receiving nothing this long is retried\n"
+	       "                           or fails (default 30)\n"
+	       "    -o connect_timeout=SECONDS  connecting gives up (default 10); the check\n"
+	       "                           at mount tries once, within this\n"
 	       "    -o spool_dir=DIR       staged bytes until uploaded (S3)\n"
 	       "    -o cache_dir=DIR, cache_dir_size=SIZE  fetched bytes on disk\n"
 	       "\n"
@@ -346,6 +350,16 @@ static bool check_remote(pfs_options *o, char *msg, size_t msglen)
 			return false;
 		}
 		o->timeout = v;
+	}
+	o->connect_timeout = PFS_DEFAULT_CONNECT_TIMEOUT;
+	if (o->connect_timeout_s) {
+		if (!parse_count("connect_timeout", o->connect_timeout_s, 3600, &v, msg, msglen) ||
+		    v == 0) {
+			if (v == 0)
+				snprintf(msg, msglen, "connect_timeout=0: expected at least 1 second");
+			return false;
+		}
+		o->connect_timeout = v;
 	}
 	if (o->ca_file && access(o->ca_file, R_OK) != 0) {
 		snprintf(msg, msglen, "ca_file %s: %s", o->ca_file, strerror(errno));

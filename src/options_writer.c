@@ -33,7 +33,7 @@ void pfs_options_free(pfs_options *o)
 		      &o->poll_us_s, &o->mem_wait_s,
 		      &o->delimiter_s, &o->replace_s,
 		      &o->endpoint, &o->region, &o->profile, &o->ca_file, &o->metadata_ttl_s,
-		      &o->retries_s, &o->timeout_s, &o->cache_dir_s, &o->cache_dir_size_s,
+		      &o->retries_s, &o->timeout_s, &o->connect_timeout_s, &o->cache_dir_s, &o->cache_dir_size_s,
 		      &o->spool_dir_s, &o->spool_dir, &o->cache_dir};
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
 		free(*s[i]);

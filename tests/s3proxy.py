@@ -20,8 +20,16 @@ proxy does what S3 does there, and what the tests need besides:
   (close the connection with RST), stall (wait S seconds, then close),
   truncate (half of the body, then close), replace (after `after`
   matching requests, overwrite the object upstream with FILE's bytes, so
-  its ETag changes between two range reads). POST /__proxy__/clear.
-  count=-1 means for ever.
+  its ETag changes between two range reads), stallbody (the headers and
+  half of the body, then wait S seconds, then close), listadd (the keys
+  given as add=KEY, repeatable, join the ListObjectsV2 answers whose
+  prefix they fall under, as objects or common prefixes: names s3rver's
+  file store cannot hold). query=REGEX narrows a fault to requests whose
+  query string matches. POST /__proxy__/clear. count=-1 means for ever.
+* encoding-type=url (which s3rver ignores) as S3 does it: the keys and
+  prefixes of a ListObjectsV2 answer URL-encoded ('+' for a space), and
+  <EncodingType>url</EncodingType>. Without it, a key holding a control
+  character is answered as s3rver does (&#x1;, which XML 1.0 forbids).
 
   s3proxy.py --upstream HOST:PORT --port-file F [--access-key A --secret S]
              [--region R] [--anonymous]
@@ -229,13 +237,15 @@ class Fault:
         self.code = int(q.get("code", "503"))
         self.seconds = float(q.get("seconds", "5"))
         self.file = q.get("file")
+        self.query = re.compile(q.get("query", ""))
+        self.add = []
         self.seen = 0
 
-    def take(self, kind, key):
+    def take(self, kind, key, query=""):
         """True when this fault applies to the request now (and uses it up)."""
         if self.method and self.method != kind:
             return False
-        if not self.key.search(key):
+        if not self.key.search(key) or not self.query.search(query):
             return False
         self.seen += 1
         if self.seen <= self.after or self.count == 0:
@@ -243,6 +253,55 @@ class Fault:
         if self.count > 0:
             self.count -= 1
         return True
+
+
+def xml_text(s):
+    """The text of an element as s3rver writes it: entities undone."""
+    def ent(m):
+        e = m.group(1)
+        if e.startswith("#x"):
+            return chr(int(e[2:], 16))
+        if e.startswith("#"):
+            return chr(int(e[1:]))
+        return {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}[e]
+    return re.sub(r"&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);", ent, s)
+
+
+def xml_out(s):
+    """s as element text, control characters as s3rver writes them."""
+    s = xml_escape(s)
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", lambda m: "&#x%x;" % ord(m.group(0)), s)
+
+
+def rewrite_list(data, query, extra):
+    """A ListObjectsV2 answer with the extra keys under its prefix added,
+    and URL-encoded when the request asked for encoding-type=url."""
+    q = urllib.parse.parse_qs(query or "", keep_blank_values=True)
+    text = data.decode("utf-8")
+    prefix = q.get("prefix", [""])[0]
+    delim = q.get("delimiter", [""])[0]
+    adds, seen = [], set()
+    for k in extra:
+        if not k.startswith(prefix):
+            continue
+        rest = k[len(prefix):]
+        if delim and delim in rest:
+            cp = prefix + rest[:rest.index(delim) + len(delim)]
+            if cp not in seen:
+                seen.add(cp)
+                adds.append("<CommonPrefixes><Prefix>%s</Prefix></CommonPrefixes>" % xml_out(cp))
+        else:
+            adds.append("<Contents><Key>%s</Key><LastModified>2024-01-01T00:00:00.000Z"
+                        "</LastModified><ETag>&quot;0&quot;</ETag><Size>100</Size>"
+                        "<StorageClass>STANDARD</StorageClass></Contents>" % xml_out(k))
+    if adds:
+        text = text.replace("</ListBucketResult>", "".join(adds) + "</ListBucketResult>")
+    if q.get("encoding-type", [""])[0] == "url":
+        enc = lambda m: "<%s>%s</%s>" % (m.group(1), urllib.parse.quote_plus(
+            xml_text(m.group(2)), safe="/"), m.group(1))
+        text = re.sub(r"<(Key|Prefix|Delimiter|StartAfter)>([^<]*)</\1>", enc, text)
+        text = text.replace("</ListBucketResult>", "<EncodingType>url</EncodingType></ListBucketResult>")
+    return text.encode("utf-8")
 
 
 ERROR_CODES = {500: "InternalError", 503: "SlowDown", 403: "AccessDenied", 404: "NoSuchKey"}
@@ -339,8 +398,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 srv.stats.log = []
             return self.send_plain(200, "ok\n")
         if what == "fault":
+            f = Fault(q)
+            f.add = [v for (k, v) in urllib.parse.parse_qsl(query or "", keep_blank_values=True)
+                     if k == "add"]
             with srv.lock:
-                srv.faults.append(Fault(q))
+                srv.faults.append(f)
             return self.send_plain(200, "ok\n")
         if what == "clear":
             with srv.lock:
@@ -373,9 +435,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             srv.stats.add(kind, key, e.status, 0, "auth")
             return
         fault = None
+        extra = []
         with srv.lock:
             for f in srv.faults:
-                if f.take(kind, key):
+                if f.kind == "listadd":
+                    if kind == "LIST" and f.take(kind, key, query):
+                        extra += f.add
+                    continue
+                if f.take(kind, key, query):
                     fault = f
                     break
         rng = self.headers.get("Range", "")
@@ -436,8 +503,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(resp.status)
         length = resp.getheader("Content-Length")
         data = None
-        if length is None:
+        if length is None or (kind == "LIST" and resp.status == 200):
             data = resp.read()
+            if kind == "LIST" and resp.status == 200:
+                data = rewrite_list(data, query, extra)
             length = str(len(data))
         for (k, v) in resp.getheaders():
             if k.lower() in ("connection", "keep-alive", "transfer-encoding", "content-length", "date"):
@@ -451,7 +520,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             add(resp.status, 0, rng)
             return
         sent = 0
-        limit = total // 2 if (fault and fault.kind == "truncate") else total
+        limit = total // 2 if (fault and fault.kind in ("truncate", "stallbody")) else total
         if data is not None:
             self.wfile.write(data[:limit])
             sent = min(limit, len(data))
@@ -462,6 +531,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     break
                 self.wfile.write(chunk)
                 sent += len(chunk)
+        if fault and fault.kind == "stallbody":
+            add(resp.status, sent, "fault-stall " + rng)
+            self.wfile.flush()
+            time.sleep(fault.seconds)
+            self._up = None
+            self.rst()
+            return
         add(resp.status, sent, ("truncated " if sent < total else "") + rng)
         if sent < total:
             # a body cut short: FIN after what was sent (a reset would drop

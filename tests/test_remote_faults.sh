@@ -33,6 +33,47 @@ for f in t u v r; do s3_seed bkt f/$f.parquet "$L/$f.parquet"; done
 # a copy of t.parquet for each transient fault: readahead of one view must
 # not have fetched the bytes the next fault is meant for
 for f in t1 t2 t3 t4 t5 t6; do s3_seed bkt f/$f.parquet "$L/t.parquet"; done
+section() { echo "-- $* (at ${SECONDS} s)"; }
+
+section "a server that accepts connections and never answers"
+# interface.md, Remote sources: the check at mount tries once, and a dead
+# endpoint fails the mount within about connect_timeout with one line
+# naming the cause (it took retries x timeout, 151 s by default, silently)
+"$PY" - "$WORK/silent.port" <<-'EOF' &
+	import socket, sys
+	s = socket.socket()
+	s.bind(("127.0.0.1", 0))
+	s.listen(64)
+	open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+	import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+	held = []
+	while True:
+	    held.append(s.accept()[0])  # accepted, never answered, never closed
+	EOF
+REMOTE_PIDS+=($!)
+wait_file "$WORK/silent.port" || { fail "the silent server did not start"; finish; }
+SILENT=http://127.0.0.1:$(cat "$WORK/silent.port")
+dead_mount() { # WHAT SOURCE [options]: refused within 8 s, naming the timeout
+	local what=$1 t0 ms; shift
+	t0=$(date +%s%N)
+	mount_must_fail "$what" "$WORK/dead" "$@" || return
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	if [ "$ms" -lt 8000 ] && grep -qi "timed out\|timeout" <<<"$MOUNT_ERR"; then
+		ok "$what: refused in $ms ms: $MOUNT_ERR"
+	else
+		fail "$what: refused in $ms ms (want < 8000 with connect_timeout=2, one try): $MOUNT_ERR"
+	fi
+}
+dead_mount "S3, silent endpoint" -o endpoint="$SILENT" -o connect_timeout=2 -o index_dir=none s3://bkt/f
+dead_mount "HTTP, silent server" -o connect_timeout=2 -o index_dir=none "$SILENT/x.parquet"
+# the defaults too: connect_timeout=10 bounds the check, not 5 x timeout=30
+if [ -n "${PFS_LONG:-}" ]; then
+	t0=$SECONDS
+	mount_must_fail "S3, silent endpoint, defaults" "$WORK/dead" -o endpoint="$SILENT" -o index_dir=none s3://bkt/f &&
+		[ $((SECONDS - t0)) -le 16 ] && ok "defaults: refused in $((SECONDS - t0)) s" ||
+		fail "defaults: refused in $((SECONDS - t0)) s (want about connect_timeout=10)"
+fi
+
 LM=$WORK/lmnt NM=$WORK/nmnt M=$WORK/mnt
 mount_fs "$LM" -o index_dir=none "$L" || finish
 mount_fs "$NM" -o index_dir=none "$WORK/new" || finish
@@ -82,7 +123,6 @@ lasting() {
 	[ "$n" -le $((4 * (RETRIES + 1))) ] || fail "$what: $n requests for one read (retries=$RETRIES)"
 }
 
-section() { echo "-- $* (at ${SECONDS} s)"; }
 # each fault hits a view that needs new bytes: row groups 0-3 of 6 (the
 # last ones come with the footer's speculative tail read)
 section transient
@@ -116,6 +156,99 @@ ms=$(((t1 - t0) / 1000000))
 [ "$ms" -lt 1200 ] && ok "other requests answered in $ms ms during a 2 s stall" ||
 	fail "other requests took $ms ms during a stalled GET: the stalled request held up the daemon"
 s3_clear
+
+section "interrupted callers and stalled listings"
+# interface.md, Remote sources: an interrupted caller gets EINTR at once
+# and its request is abandoned; a listing never waits behind another
+# directory's stalled listing. A mount of its own whose timeout (30 s)
+# outlasts every stall here (20 s): only the interrupt can end the waits.
+# (Before: a reader sat out the whole stall, SIGINT or not, and every
+# listing waited for the one under way.)
+MI=$WORK/mnti
+s3_seed bkt f/d1/a.parquet "$L/v.parquet"
+s3_seed bkt f/d2/b.parquet "$L/v.parquet"
+mount_s3 "$MI" bkt/f -o retries=0 -o timeout=30 -o metadata_ttl=60 -o cache_size=8M || finish
+ls -l "$MI" >/dev/null || fail "ls -l of the mount"
+# reader ENTRY OFFSET: reads ENTRY from OFFSET to its end, SIGINT to itself
+# after 1 s (Python's handler raises KeyboardInterrupt, so the signal is
+# not fatal: only EINTR from the read ends the wait); prints what ended it
+# and when
+reader() {
+	"$PY" - "$1" "$2" <<-'EOF'
+	import errno, os, signal, sys, time
+	t0 = time.time()
+	signal.setitimer(signal.ITIMER_REAL, 1.0)
+	signal.signal(signal.SIGALRM, lambda *a: os.kill(os.getpid(), signal.SIGINT))
+	try:
+	    fd = os.open(sys.argv[1], os.O_RDONLY)
+	    off = int(sys.argv[2])
+	    while True:
+	        b = os.pread(fd, 1 << 20, off)
+	        if not b:
+	            break
+	        off += len(b)
+	    what = "completed"
+	except KeyboardInterrupt:
+	    what = "interrupted"
+	except OSError as e:
+	    what = errno.errorcode.get(e.errno, str(e.errno))
+	print("%s %d" % (what, int((time.time() - t0) * 1000)))
+	EOF
+}
+interrupted() { # WHAT ENTRY OFFSET FAULT: the reader is interrupted within 4 s
+	local what=$1 entry=$2 off=$3 fault=$4 res
+	s3_clear; s3_reset
+	s3_fault "$fault"
+	res=$(reader "$MI/$entry" "$off")
+	local hits
+	hits=$(hit "note=fault-stall")
+	s3_clear
+	read -r how ms <<<"$res"
+	if [ "$hits" -gt 0 ] && [ "$how" != completed ] && [ "${ms:-99999}" -lt 4000 ]; then
+		ok "$what: the reader, interrupted after 1 s, ended in $ms ms ($how)"
+	else
+		fail "$what: the reader ended '$res' ($hits stalls hit; want interrupted within 4000 ms)"
+	fi
+	# the abandoned request left nothing behind: the entry reads right now
+	same "$MI/$entry" "$LM/${entry/t[0-9]./t.}" && ok "$what: $entry reads right afterwards" ||
+		fail "$what: $entry unreadable or wrong after the interrupt ($(read_errno "$MI/$entry"))"
+}
+interrupted "footer GET stalled" t1.parquet/row_groups/0/columns/i64/values.txt 0 "kind=stall&seconds=20&count=-1&key=t1.parquet&method=GET"
+sz=$(stat -c %s "$L/t.parquet")
+interrupted "body stalled mid-way" t2.parquet/file.parquet 0 "kind=stallbody&seconds=20&count=-1&key=t2.parquet&method=GET"
+# cat, whose SIGINT is fatal: its read is a request the daemon holds
+s3_fault "kind=stallbody&seconds=20&count=-1&key=t3.parquet&method=GET"
+t0=$(date +%s%N)
+timeout -s INT 1 cat "$MI/t3.parquet/row_groups/2/columns/i64/values.txt" >/dev/null 2>&1
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$(hit "note=fault-stall&key=t3.parquet")" -gt 0 ] || fail "cat: the stall on t3.parquet was never hit"
+s3_clear
+[ "$ms" -lt 4000 ] && ok "timeout -s INT 1 cat of a stalled entry ended in $ms ms" ||
+	fail "timeout -s INT 1 cat of a stalled entry took $ms ms (want < 4000)"
+# a listing stalled (d1's, 20 s): another directory lists at once, the
+# mount's root too; the stalled ls itself gives up on SIGINT
+s3_reset
+# (the query as sent: prefix=f%2Fd1%2F, escaped once more here)
+s3_fault "kind=stall&seconds=20&count=-1&method=LIST&query=prefix=f%252Fd1"
+t1=$(date +%s%N)
+# (timeout's child gets SIGINT's default back: a background job of a
+# script has it ignored)
+timeout -s INT 2 ls "$MI/d1" >/dev/null 2>&1 &
+lsd1=$!
+sleep 0.5
+t0=$(date +%s%N)
+got=$(ls "$MI/d2" 2>&1)
+ls -l "$MI" >/dev/null 2>&1 || fail "ls -l of the mount during a stalled listing"
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$got" = b.parquet ] && [ "$ms" -lt 1500 ] && ok "d2 and the root listed in $ms ms while d1's listing stalled" ||
+	fail "d2 listed '$got' in $ms ms while d1's listing stalled (want b.parquet, < 1500 ms)"
+wait $lsd1
+ms=$((($(date +%s%N) - t1) / 1000000))
+[ "$(hit "note=fault-stall")" -gt 0 ] || fail "the stall of d1's listing was never hit"
+s3_clear
+[ "$ms" -lt 5000 ] && ok "the stalled ls of d1, sent SIGINT after 2 s, ended after $ms ms" ||
+	fail "the stalled ls of d1, sent SIGINT after 2 s, ended after $ms ms (want < 5000)"
+umount_fs "$MI"
 
 section "no CPU kept awake while a server is waited on"
 # While the reader polls, the watchdog keeps a second CPU awake (fs/loop.c,
