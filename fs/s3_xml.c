@@ -313,6 +313,13 @@ pq_status pfs_s3_parse_list(const char *xml, size_t n, pfs_s3_page *out, pq_erro
 		ok = false, snprintf(p->why, sizeof p->why, "truncated without a continuation token");
 	if (ok && out->url_encoded && !decode_page(out))
 		ok = false, snprintf(p->why, sizeof p->why, "no memory");
+	/* (as sent, a key may take three bytes for each of its own) */
+	for (size_t i = 0; ok && i < out->nobjs; i++)
+		if (strlen(out->objs[i].key) > PFS_S3_KEY_MAX)
+			ok = false, snprintf(p->why, sizeof p->why, "an object key is too long");
+	for (size_t i = 0; ok && i < out->nprefixes; i++)
+		if (strlen(out->prefixes[i]) > PFS_S3_KEY_MAX)
+			ok = false, snprintf(p->why, sizeof p->why, "a common prefix is too long");
 	pq_status st = PQ_OK;
 	if (!ok) {
 		st = pq_fail(err, PQ_ECORRUPT, "bad ListObjectsV2 answer: %s", p->why);

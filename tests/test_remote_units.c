@@ -68,6 +68,38 @@ START_TEST(test_list_last_page)
 }
 END_TEST
 
+/* encoding-type=url: keys and prefixes decoded ('+' a space, as botocore
+ * does); a key that does not decode (a bad escape, a NUL) is left out and
+ * counted, not the page; without EncodingType nothing is decoded */
+START_TEST(test_list_url_encoded)
+{
+	static const char x[] =
+		"<ListBucketResult><IsTruncated>false</IsTruncated>"
+		"<Contents><Key>p/ctl%01name+x%2B.parquet</Key><Size>1</Size></Contents>"
+		"<Contents><Key>p/bad%G1.parquet</Key><Size>1</Size></Contents>"
+		"<Contents><Key>p/nul%00.parquet</Key><Size>1</Size></Contents>"
+		"<Contents><Key>p/cut%4</Key><Size>1</Size></Contents>"
+		"<CommonPrefixes><Prefix>p/a%20b/</Prefix></CommonPrefixes>"
+		"<EncodingType>url</EncodingType></ListBucketResult>";
+	pfs_s3_page pg;
+	pq_error err = {0};
+	ck_assert_int_eq(pfs_s3_parse_list(x, sizeof x - 1, &pg, &err), PQ_OK);
+	ck_assert_uint_eq(pg.nobjs, 1);
+	ck_assert_str_eq(pg.objs[0].key, "p/ctl\001name x+.parquet");
+	ck_assert_uint_eq(pg.nprefixes, 1);
+	ck_assert_str_eq(pg.prefixes[0], "p/a b/");
+	ck_assert_uint_eq(pg.nbad, 3);
+	ck_assert_str_eq(pg.bad_example, "p/bad%G1.parquet");
+	pfs_s3_page_free(&pg);
+	static const char y[] = "<ListBucketResult><IsTruncated>false</IsTruncated>"
+				"<Contents><Key>p/a%20+b.pq</Key><Size>1</Size></Contents>"
+				"</ListBucketResult>";
+	ck_assert_int_eq(pfs_s3_parse_list(y, sizeof y - 1, &pg, &err), PQ_OK);
+	ck_assert_str_eq(pg.objs[0].key, "p/a%20+b.pq");
+	pfs_s3_page_free(&pg);
+}
+END_TEST
+
 START_TEST(test_list_bad)
 {
 	static const char *const bad[] = {
@@ -429,6 +461,7 @@ int main(void)
 	TCase *x = tcase_create("xml");
 	tcase_add_test(x, test_list_page);
 	tcase_add_test(x, test_list_last_page);
+	tcase_add_test(x, test_list_url_encoded);
 	tcase_add_test(x, test_list_bad);
 	tcase_add_test(x, test_error_doc);
 	suite_add_tcase(s, x);
