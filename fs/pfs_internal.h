@@ -187,6 +187,11 @@ struct pfs_src {
 	struct stat st;            /* the attributes the generation was taken from */
 	pq_identity ident;         /* and its identity */
 	pfs_pf *pf;                /* opened on first access; NULL before */
+	/* a thread opens pf (without the lock: a remote footer may stall,
+	 * and listings, stats and other files need the lock meanwhile);
+	 * others wait on opened */
+	bool opening;
+	pthread_cond_t opened;
 	/* directory listing hint: Parquet magic seen for this identity */
 	bool magic_known, magic_ok;
 	pq_identity magic_id;

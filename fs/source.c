@@ -17,6 +17,7 @@
 
 #include "interrupt.h"
 #include "kinds.h"
+#include "loop.h"
 #include "parallel.h"
 #include "pfs_source.h"
 #include "pq_aruna.h"
@@ -61,6 +62,7 @@ static pfs_src *src_new(const char *rel, const char *path, bool is_file)
 	s->name = slash ? slash + 1 : s->rel;
 	s->is_file = is_file;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->opened, NULL);
 	return s;
 }
 
@@ -83,6 +85,7 @@ pfs_sources *pfs_sources_new(const char *root, bool root_is_file, pfs_source *be
 			free(t->root->rel);
 			free(t->root->path);
 			pthread_mutex_destroy(&t->root->lock);
+			pthread_cond_destroy(&t->root->opened);
 			free(t->root);
 		}
 		pfs_source_free(t->be);
@@ -108,6 +111,7 @@ void pfs_sources_free(pfs_sources *t)
 			if (s->pf)
 				pfs_pf_unref(s->pf);
 			pthread_mutex_destroy(&s->lock);
+			pthread_cond_destroy(&s->opened);
 			free(s->rel);
 			free(s->path);
 			free(s);
@@ -372,8 +376,9 @@ int pfs_src_check(pfs_fs *fs, pfs_src *s, uint64_t *gen, struct stat *out)
 	return rc;
 }
 
-/* Under s->lock: the file of the current generation, opened. */
-static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen)
+/* The file of generation gen, opened (s->opening set, s->lock not held:
+ * st is the generation's attributes, copied under it). */
+static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen, const struct stat *st)
 {
 	pfs_pf *pf = calloc(1, sizeof *pf);
 	if (!pf)
@@ -382,7 +387,7 @@ static pfs_pf *pf_open(const pfs_fs *fs, pfs_src *s, uint64_t gen)
 	atomic_init(&pf->checked_ms, 0);
 	pf->gen = gen;
 	pf->src = s;
-	pf->st = s->st; /* the attributes the generation was taken from */
+	pf->st = *st; /* the attributes the generation was taken from */
 	pfs_pf_sizes_init(pf);
 	pq_error err = {0};
 	if (backend(fs)->ops->open(backend(fs)->be, s->rel, &pf->io, &err) == PQ_OK &&
@@ -412,11 +417,39 @@ int pfs_src_pf(pfs_fs *fs, pfs_src *s, uint64_t gen, pfs_pf **out)
 	*out = NULL;
 	pthread_mutex_lock(&s->lock);
 	int rc = 0;
+	/* one thread opens the file, without the lock; the others wait for
+	 * it (interruptibly: the open may wait for a stalled server) */
+	while (s->gen == gen && !s->pf && s->opening) {
+		pfs_loop_will_wait();
+		if (pfs_intr_arm()) {
+			pthread_mutex_unlock(&s->lock);
+			return -EINTR;
+		}
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += PFS_INTR_POLL_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->opened, &s->lock, &ts);
+	}
+	if (s->gen == gen && !s->pf) {
+		struct stat st = s->st;
+		s->opening = true;
+		pthread_mutex_unlock(&s->lock);
+		pfs_pf *pf = pf_open(fs, s, gen, &st);
+		pthread_mutex_lock(&s->lock);
+		s->opening = false;
+		pthread_cond_broadcast(&s->opened);
+		if (s->gen == gen && !s->pf)
+			s->pf = pf;
+		else if (pf) /* a new generation meanwhile: this one is gone */
+			pfs_pf_unref(pf);
+	}
 	if (s->gen != gen) {
 		rc = s->gen ? -ESTALE : -ENOENT;
 	} else {
-		if (!s->pf)
-			s->pf = pf_open(fs, s, gen);
 		if (!s->pf) {
 			rc = -ENOMEM;
 		} else {
