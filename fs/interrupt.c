@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "interrupt.h"
 
@@ -24,6 +25,7 @@ typedef struct intr_ctx {
 } intr_ctx;
 
 static _Thread_local intr_ctx me;
+static _Thread_local atomic_bool *watched; /* pfs_intr_watch */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static intr_ctx *reg[INTR_SLOTS]; /* under reg_lock */
 static uint64_t next_serial;      /* under reg_lock */
@@ -65,10 +67,15 @@ static void on_interrupt(fuse_req_t req, void *data)
 	pthread_mutex_unlock(&reg_lock);
 }
 
+void pfs_intr_watch(atomic_bool *flag)
+{
+	watched = flag;
+}
+
 bool pfs_intr_arm(void)
 {
 	if (!me.req)
-		return false;
+		return watched && atomic_load(watched);
 	if (!me.serial) {
 		bool placed = false;
 		pthread_mutex_lock(&reg_lock);
@@ -89,9 +96,27 @@ bool pfs_intr_arm(void)
 	return atomic_load(&me.interrupted);
 }
 
+void pfs_intr_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += PFS_INTR_POLL_MS * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(cond, mutex, &ts);
+}
+
+bool pfs_intr_serving(void)
+{
+	return me.req != NULL;
+}
+
 bool pfs_intr_pending(void)
 {
-	return me.serial && atomic_load_explicit(&me.interrupted, memory_order_relaxed);
+	return (me.serial && atomic_load_explicit(&me.interrupted, memory_order_relaxed)) ||
+	       (watched && atomic_load_explicit(watched, memory_order_relaxed));
 }
 
 int pfs_reply_err(fuse_req_t req, int err)

@@ -17,6 +17,8 @@
 #ifndef PFS_INTERRUPT_H
 #define PFS_INTERRUPT_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include <fuse_lowlevel.h>
@@ -30,6 +32,15 @@ void pfs_intr_end(void);
  * interrupted (then the wait should not begin). False on threads serving
  * no request (prefetches, conversions). */
 bool pfs_intr_arm(void);
+/* The calling thread works for a job that can be cancelled (a stream's
+ * prefetch on a helper): while *flag is set its waits for a server end as
+ * an interrupted request's do. NULL: none. */
+void pfs_intr_watch(atomic_bool *flag);
+/* pthread_cond_wait for at most PFS_INTR_POLL_MS: the caller then looks
+ * at its condition and at its request's interrupt again. */
+void pfs_intr_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex);
+/* The calling thread serves a request that can be interrupted. */
+bool pfs_intr_serving(void);
 /* The calling thread's request has been interrupted (cheap). */
 bool pfs_intr_pending(void);
 /* fuse_reply_err, with EINTR for an error of an interrupted request (its

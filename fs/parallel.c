@@ -15,6 +15,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "interrupt.h"
+#include "loop.h"
 #include "parallel.h"
 
 #define MAX_THREADS 16u
@@ -98,7 +100,9 @@ static void run_task(pfs_task *t)
 	unlink_task(t);
 	t->state = TASK_RUNNING;
 	pthread_mutex_unlock(&pool.lock);
+	pfs_intr_watch(t->cancel);
 	t->fn(t->arg);
+	pfs_intr_watch(NULL);
 	pthread_mutex_lock(&pool.lock);
 	t->state = TASK_DONE;
 	pthread_cond_broadcast(&pool.task_done);
@@ -216,6 +220,26 @@ bool pfs_task_wait(pfs_task *t)
 	}
 	while (t->state != TASK_DONE)
 		pthread_cond_wait(&pool.task_done, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
+	return ran;
+}
+
+int pfs_task_wait_intr(pfs_task *t)
+{
+	pthread_mutex_lock(&pool.lock);
+	bool ran = t->state != TASK_QUEUED;
+	if (!ran) {
+		unlink_task(t);
+		t->state = TASK_DONE;
+	}
+	while (t->state != TASK_DONE) {
+		pfs_loop_will_wait();
+		if (pfs_intr_arm()) {
+			pthread_mutex_unlock(&pool.lock);
+			return -1;
+		}
+		pfs_intr_timedwait(&pool.task_done, &pool.lock);
+	}
 	pthread_mutex_unlock(&pool.lock);
 	return ran;
 }

@@ -4,6 +4,7 @@
 #ifndef PFS_PARALLEL_H
 #define PFS_PARALLEL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -22,6 +23,9 @@ void pfs_parallel_for(size_t n, size_t per_thread, unsigned max_threads,
 typedef struct pfs_task {
 	void (*fn)(void *arg);
 	void *arg;
+	/* set by the owner, or NULL: while it is set, the helper's waits for
+	 * a server give up (interrupt.h, pfs_intr_watch) */
+	atomic_bool *cancel;
 	int state; /* under the pool's lock */
 	struct pfs_task *next;
 } pfs_task;
@@ -32,6 +36,10 @@ bool pfs_task_start(pfs_task *t, void (*fn)(void *arg), void *arg);
 /* A task no helper has taken yet is withdrawn (fn never runs: false);
  * else waits until fn returned (true). */
 bool pfs_task_wait(pfs_task *t);
+/* pfs_task_wait, unless the caller's request is interrupted while the task
+ * runs (interrupt.h): then -1, and the wait is still owed. 1: it ran, 0:
+ * withdrawn. */
+int pfs_task_wait_intr(pfs_task *t);
 /* Withdraws the task if no helper has taken it yet (true); false when it
  * runs or ran (then pfs_task_wait is still owed). Never waits. */
 bool pfs_task_cancel(pfs_task *t);

@@ -518,14 +518,7 @@ static pq_status remote_pread(void *impl, void *buf, size_t len, uint64_t off, p
 				return pq_fail(err, PQ_EIO, "%s: interrupted (the caller got a "
 					       "signal)", o->name);
 			}
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += PFS_INTR_POLL_MS * 1000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&o->budget->landed, &o->budget->lock, &ts);
+			pfs_intr_timedwait(&o->budget->landed, &o->budget->lock);
 		}
 		bool seq = off == o->last_end || off + done == o->last_end ||
 			   (done < len && follows_held(o, off + done));

@@ -144,20 +144,6 @@ void pfs_http_counts(pfs_http *h, uint64_t *requests, uint64_t *bytes)
 	*bytes = atomic_load(&h->bytes);
 }
 
-/* Waits on cond (mutex held) for at most PFS_INTR_POLL_MS: the caller
- * looks again at its condition and at pfs_intr_pending. */
-static void wait_a_little(pthread_cond_t *cond, pthread_mutex_t *mutex)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += PFS_INTR_POLL_MS * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(cond, mutex, &ts);
-}
-
 /* A handle of the pool: waits while PFS_HTTP_MAX_CONNS are busy (NULL
  * with *intr set when the caller's request is interrupted meanwhile). */
 static CURL *handle_get(pfs_http *h, bool *intr)
@@ -168,7 +154,7 @@ static CURL *handle_get(pfs_http *h, bool *intr)
 			pthread_mutex_unlock(&h->pool_lock);
 			return NULL;
 		}
-		wait_a_little(&h->pool_cond, &h->pool_lock);
+		pfs_intr_timedwait(&h->pool_cond, &h->pool_lock);
 	}
 	CURL *c = NULL;
 	if (h->nidle > 0) {

@@ -24,7 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "kinds.h"
+#include "loop.h"
 #include "size_index.h"
 
 static void sizes_free(void *p)
@@ -200,8 +202,8 @@ static void keep_verify(pfs_fs *fs, pfs_pf *pf, pq_file_sizes *s)
  * pool holds the rest; never less than the meta pool's floor), stopped by
  * pf's cancel flag; o says what to measure. A remote file's bytes are
  * read again by the render that follows: its source keeps them meanwhile. */
-static pq_status measure(pfs_fs *fs, pfs_pf *pf, pq_sizes_options *o, pq_file_sizes **out,
-			 pq_error *err)
+static pq_status measure_now(pfs_fs *fs, pfs_pf *pf, pq_sizes_options *o, pq_file_sizes **out,
+			     pq_error *err)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	o->threads = cpus > 0 ? (unsigned)cpus : 1;
@@ -219,6 +221,94 @@ static pq_status measure(pfs_fs *fs, pfs_pf *pf, pq_sizes_options *o, pq_file_si
 	return st;
 }
 
+/* A remote file's pass waits for its server on threads of its own (core's
+ * and the source's), which no interrupt reaches; a stalled server held a
+ * `cat data.csv` through every retry, Ctrl-C or not. So for a request that
+ * can be interrupted the pass runs on a thread of its own, and the request
+ * waits for it interruptibly (interrupt.h): interrupted, it gives up at
+ * once, and the pass goes on in the background (its fetched bytes stay in
+ * the source's cache), its result dropped. */
+typedef struct measure_job {
+	pfs_fs *fs;
+	pfs_pf *pf; /* a reference */
+	pq_sizes_options o;
+	pq_file_sizes *out;
+	pq_error err;
+	pq_status st;
+	bool done, abandoned; /* under pf->sz_lock */
+} measure_job;
+
+static void *measure_run(void *arg)
+{
+	measure_job *j = arg;
+	pfs_fs *fs = j->fs;
+	pfs_pf *pf = j->pf;
+	j->st = measure_now(fs, pf, &j->o, &j->out, &j->err);
+	pthread_mutex_lock(&pf->sz_lock);
+	j->done = true;
+	bool abandoned = j->abandoned;
+	pthread_cond_broadcast(&pf->sz_cond);
+	pthread_mutex_unlock(&pf->sz_lock);
+	if (abandoned) { /* else the waiter takes the result and frees j */
+		pq_file_sizes_free(j->out);
+		free(j);
+	}
+	pfs_pf_unref(pf);
+	pthread_mutex_lock(&fs->bg_lock);
+	if (--fs->bg_running == 0)
+		pthread_cond_broadcast(&fs->bg_cond);
+	pthread_mutex_unlock(&fs->bg_lock);
+	return NULL;
+}
+
+static pq_status measure(pfs_fs *fs, pfs_pf *pf, pq_sizes_options *o, pq_file_sizes **out,
+			 pq_error *err)
+{
+	measure_job *j = NULL;
+	if (fs->opts->source_kind == PFS_SRC_LOCAL || !pfs_intr_serving() ||
+	    !(j = calloc(1, sizeof *j)))
+		return measure_now(fs, pf, o, out, err);
+	*j = (measure_job){.fs = fs, .pf = pf, .o = *o};
+	pfs_pf_ref(pf);
+	pthread_mutex_lock(&fs->bg_lock);
+	fs->bg_running++;
+	pthread_mutex_unlock(&fs->bg_lock);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&t, &at, measure_run, j);
+	pthread_attr_destroy(&at);
+	if (rc != 0) { /* no thread: on this one, as for a local file */
+		pthread_mutex_lock(&fs->bg_lock);
+		if (--fs->bg_running == 0)
+			pthread_cond_broadcast(&fs->bg_cond);
+		pthread_mutex_unlock(&fs->bg_lock);
+		pfs_pf_unref(pf); /* the caller holds its own */
+		free(j);
+		return measure_now(fs, pf, o, out, err);
+	}
+	pthread_mutex_lock(&pf->sz_lock);
+	while (!j->done) {
+		pfs_loop_will_wait();
+		if (pfs_intr_arm())
+			break;
+		pfs_intr_timedwait(&pf->sz_cond, &pf->sz_lock);
+	}
+	bool done = j->done;
+	if (!done)
+		j->abandoned = true;
+	pthread_mutex_unlock(&pf->sz_lock);
+	if (!done)
+		return pq_fail(err, PQ_EIO, "interrupted (the caller got a signal); the pass "
+			       "goes on in the background");
+	*out = j->out;
+	*err = j->err;
+	pq_status st = j->st;
+	free(j);
+	return st;
+}
+
 static int run_pass(pfs_fs *fs, pfs_pf *pf, pq_file_sizes **out)
 {
 	pq_sizes_options o = {0};
@@ -226,7 +316,8 @@ static int run_pass(pfs_fs *fs, pfs_pf *pf, pq_file_sizes **out)
 	pq_error err = {0};
 	pq_status st = measure(fs, pf, &o, out, &err);
 	if (st != PQ_OK) {
-		pfs_log(LOG_NOTICE, "%s: size pass failed: %s", pf->src->path, err.msg);
+		pfs_log(pfs_intr_pending() ? LOG_INFO : LOG_NOTICE, "%s: size pass failed: %s",
+			pf->src->path, err.msg);
 		return -pfs_status_to_errno(st);
 	}
 	atomic_fetch_add(&fs->size_passes, 1);
@@ -267,9 +358,16 @@ int pfs_sizes_get(pfs_fs *fs, pfs_pf *pf, bool run, pfs_cobj **out)
 	if ((*out = pfs_cache_get(fs->meta, &key)))
 		return 0;
 	pthread_mutex_lock(&pf->sz_lock);
-	/* a listing never waits for a pass; a stat waits for the one running */
-	while (run && pf->sz_running)
-		pthread_cond_wait(&pf->sz_cond, &pf->sz_lock);
+	/* a listing never waits for a pass; a stat waits for the one running
+	 * (unless it is interrupted meanwhile) */
+	while (run && pf->sz_running) {
+		pfs_loop_will_wait();
+		if (pfs_intr_arm()) {
+			pthread_mutex_unlock(&pf->sz_lock);
+			return -EINTR;
+		}
+		pfs_intr_timedwait(&pf->sz_cond, &pf->sz_lock);
+	}
 	if ((*out = pfs_cache_get(fs->meta, &key)) || pf->sz_running ||
 	    (!run && (pf->sz_index < 0 || !dir))) {
 		pthread_mutex_unlock(&pf->sz_lock);

@@ -425,14 +425,7 @@ int pfs_src_pf(pfs_fs *fs, pfs_src *s, uint64_t gen, pfs_pf **out)
 			pthread_mutex_unlock(&s->lock);
 			return -EINTR;
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += PFS_INTR_POLL_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&s->opened, &s->lock, &ts);
+		pfs_intr_timedwait(&s->opened, &s->lock);
 	}
 	if (s->gen == gen && !s->pf) {
 		struct stat st = s->st;

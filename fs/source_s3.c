@@ -375,14 +375,7 @@ static int dir_get(pfs_s3 *s, const char *rel, s3_dir **out)
 			pthread_mutex_unlock(&s->lock);
 			return -EINTR;
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += PFS_INTR_POLL_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&s->listed, &s->lock, &ts);
+		pfs_intr_timedwait(&s->listed, &s->lock);
 	}
 	/* this thread lists rel; its name stays in s->listing meanwhile */
 	const char **nl = realloc(s->listing, (s->nlisting + 1) * sizeof *nl);

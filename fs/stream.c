@@ -444,6 +444,7 @@ static void prefetch_start(pfs_stream *s, uint32_t rg)
 		free_slot->col = s->col;
 		free_slot->page_kind = s->page_kind;
 		free_slot->budget = s->fs->budget;
+		free_slot->task.cancel = &free_slot->cancel; /* its fetches stop too */
 		/* room for the window's bytes the reader still needs, so the
 		 * rendered rows or chunk become the window without being copied */
 		free_slot->front = (size_t)keep_behind(s) + ((size_t)1 << 20);
@@ -468,8 +469,10 @@ static prefetch *prefetch_join(pfs_stream *s, uint32_t rg)
 			continue;
 		if (rg == UINT32_MAX)
 			atomic_store(&p->cancel, true);
-		/* one no helper took yet is the reader's to render */
-		bool ran = pfs_task_wait(&p->task);
+		/* a queued one is the reader's to render; an interrupted reader leaves one running */
+		int ran = rg == UINT32_MAX ? pfs_task_wait(&p->task) : pfs_task_wait_intr(&p->task);
+		if (ran < 0)
+			return NULL;
 		p->active = false;
 		if (ran && p->rg == rg && p->st == PQ_OK && !p->buf.oom)
 			got = p;

@@ -179,19 +179,21 @@ reader() {
 	t0 = time.time()
 	signal.setitimer(signal.ITIMER_REAL, 1.0)
 	signal.signal(signal.SIGALRM, lambda *a: os.kill(os.getpid(), signal.SIGINT))
+	what = ""
 	try:
-	    fd = os.open(sys.argv[1], os.O_RDONLY)
-	    off = int(sys.argv[2])
-	    while True:
-	        b = os.pread(fd, 1 << 20, off)
-	        if not b:
-	            break
-	        off += len(b)
-	    what = "completed"
-	except KeyboardInterrupt:
-	    what = "interrupted"
-	except OSError as e:
-	    what = errno.errorcode.get(e.errno, str(e.errno))
+	    try:
+	        fd = os.open(sys.argv[1], os.O_RDONLY)
+	        off = int(sys.argv[2])
+	        while True:
+	            b = os.pread(fd, 1 << 20, off)
+	            if not b:
+	                break
+	            off += len(b)
+	        what = "completed"
+	    except OSError as e:
+	        what = errno.errorcode.get(e.errno, str(e.errno))
+	except KeyboardInterrupt:  # (also when it comes after a late error)
+	    what += "interrupted"
 	print("%s %d" % (what, int((time.time() - t0) * 1000)))
 	EOF
 }
@@ -228,8 +230,54 @@ interrupted() {
 		fail "$what: $entry unreadable or wrong after the interrupt ($(read_errno "$MI/$entry"))"
 }
 interrupted "footer GET stalled" t1.parquet/row_groups/0/columns/i64/values.txt 0 "kind=stall&seconds=20&count=-1&key=t1.parquet&method=GET"
-sz=$(stat -c %s "$L/t.parquet")
 interrupted "body stalled mid-way" t2.parquet/file.parquet 0 "kind=stallbody&seconds=20&count=-1&key=t2.parquet&method=GET"
+# data.csv's size pass (which reads on threads of core's and the source's,
+# out of the interrupt's reach: it now runs beside the request)
+cat "$MI/t4.parquet/metadata.txt" >/dev/null || fail "t4.parquet/metadata.txt"
+interrupted "size pass stalled" t4.parquet/data.csv 0 "kind=stallbody&seconds=20&count=-1&key=t4.parquet&method=GET"
+# data.csv rendered after its size pass, its bytes no longer held (a
+# readahead cache of 1 MiB): the reader's own fetches, and those of the
+# helpers rendering the next row groups, which it waits for (a stream's
+# prefetch is cancelled with its fetches; the kernel's reads of a remote
+# mount are synchronous, so they are interrupted at all)
+"$PQWRITE" "$WORK/w.parquet" rows=300000 rg_rows=30000 codec=uncompressed >/dev/null || fail "pqwrite w.parquet"
+s3_seed bkt g/w.parquet "$WORK/w.parquet"
+MW=$WORK/mntw
+PARQUETFS_TEST_READAHEAD=1048576 mount_s3 "$MW" bkt/g -o retries=0 -o timeout=30 -o cache_size=16M || finish
+ls -l "$MW/w.parquet" >/dev/null || fail "ls -l w.parquet"
+res=$("$PY" - "$MW/w.parquet/data.csv" "$S3_ENDPOINT" <<-'EOF'
+	import errno, os, signal, sys, time, urllib.request
+	fd = os.open(sys.argv[1], os.O_RDONLY)
+	n = 0
+	while n < 4 << 20:
+	    n += len(os.read(fd, 1 << 20))
+	q = "kind=stallbody&seconds=20&count=-1&key=w.parquet&method=GET"
+	urllib.request.urlopen(urllib.request.Request(sys.argv[2] + "/__proxy__/fault?" + q, method="POST")).read()
+	t0 = time.time()
+	signal.setitimer(signal.ITIMER_REAL, 1.0)
+	signal.signal(signal.SIGALRM, lambda *a: os.kill(os.getpid(), signal.SIGINT))
+	what = ""
+	try:
+	    try:
+	        while os.read(fd, 1 << 20):
+	            pass
+	        what = "completed"
+	    except OSError as e:
+	        what = errno.errorcode.get(e.errno, str(e.errno))
+	except KeyboardInterrupt:
+	    what += "interrupted"
+	print("%s %d" % (what, int((time.time() - t0) * 1000)))
+	EOF
+)
+hits=$(hit "note=fault-stall&key=w.parquet")
+s3_clear
+read -r how ms <<<"$res"
+if [ "$hits" -gt 0 ] && [ "$how" != completed ] && [ "${ms:-99999}" -lt 4000 ]; then
+	ok "data.csv rendering stalled: the reader, interrupted after 1 s, ended in $ms ms ($how)"
+else
+	fail "data.csv rendering stalled: the reader ended '$res' ($hits stalls hit; want interrupted within 4000 ms)"
+fi
+umount_fs "$MW"
 # cat, whose SIGINT is fatal: its read is a request the daemon holds
 s3_fault "kind=stallbody&seconds=20&count=-1&key=t3.parquet&method=GET"
 t0=$(date +%s%N)
