@@ -2,7 +2,10 @@
  * signal (Ctrl-C), the kernel sends INTERRUPT for it and keeps the caller
  * waiting until the request is answered. A request that waits for a
  * server (or for bytes another thread fetches) must then stop waiting and
- * answer EINTR at once (interface.md, Remote sources).
+ * answer EINTR at once (interface.md, Remote sources) -- when the signal
+ * asks the process to stop (SIGINT, SIGTERM, SIGALRM ...), not for
+ * SIGCHLD or SIGWINCH, after which a shell's stat must not fail
+ * (interrupt.c says how).
  *
  * The thread serving a request marks it (pfs_intr_begin/_end around the
  * handler); code about to wait calls pfs_intr_arm, which registers the
