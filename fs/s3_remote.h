@@ -50,6 +50,11 @@ typedef struct pfs_s3 {
 bool pfs_s3_is_parquet_name(const char *name);
 /* The URL of key (escaped) into buf: 0 or -ENAMETOOLONG. */
 int pfs_s3_object_url(const pfs_s3 *s, const char *key, char *buf, size_t n);
+/* Why a key's path component of len bytes cannot be a name here (a '.'
+ * or '..', empty, over 255 bytes), or NULL when it can (s3_names.c). */
+const char *pfs_s3_bad_name(const char *name, size_t len);
+/* The log names key, left out of a listing for why: once per mount. */
+void pfs_s3_tell_left_out(pfs_s3 *s, const char *key, const char *why);
 /* Drops the cached listing of directory rel (after a publish into it). */
 void pfs_s3_forget(pfs_s3 *s, const char *rel);
 
