@@ -185,7 +185,7 @@ section "interrupted callers and stalled listings"
 MI=$WORK/mnti
 s3_seed bkt f/d1/a.parquet "$L/v.parquet"
 s3_seed bkt f/d2/b.parquet "$L/v.parquet"
-mount_s3 "$MI" bkt/f -o retries=0 -o timeout=30 -o metadata_ttl=60 -o cache_size=8M || finish
+mount_s3 "$MI" bkt/f -o retries=0 -o timeout=30 -o metadata_ttl=60 -o cache_size=16M || finish
 ls -l "$MI" >/dev/null || fail "ls -l of the mount"
 # reader ENTRY OFFSET: reads ENTRY from OFFSET to its end, SIGINT to itself
 # after 1 s (Python's handler raises KeyboardInterrupt, so the signal is
