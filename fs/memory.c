@@ -21,6 +21,7 @@
 #include <malloc.h>
 #endif
 
+#include "interrupt.h"
 #include "pfs_internal.h"
 #include "pq_bigbuf.h"
 
@@ -193,12 +194,31 @@ static bool wait_turn(pfs_mem_try *t)
 		fs->mw_tail = t;
 		t->queued = true;
 	}
-	struct timespec ts = {(time_t)(t->deadline / 1000), (long)(t->deadline % 1000) * 1000000};
-	while (fs->mw_head != t && pq_budget_now_ms() < t->deadline)
+	/* looked at again every PFS_INTR_POLL_MS: Ctrl-C ends the wait */
+	int64_t now;
+	while (fs->mw_head != t && (now = pq_budget_now_ms()) < t->deadline && !pfs_intr_arm()) {
+		int64_t until = now + PFS_INTR_POLL_MS < t->deadline ? now + PFS_INTR_POLL_MS
+								    : t->deadline;
+		struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000};
 		pthread_cond_timedwait(&fs->mw_cond, &fs->mw_lock, &ts);
+	}
 	bool first = fs->mw_head == t;
 	pthread_mutex_unlock(&fs->mw_lock);
 	return first;
+}
+
+/* pq_budget_wait_room in steps of PFS_INTR_POLL_MS, so that an
+ * interrupted request (Ctrl-C) stops waiting at once. */
+static bool wait_room(pfs_fs *fs, uint64_t need, int64_t deadline)
+{
+	for (;;) {
+		int64_t now = pq_budget_now_ms();
+		if (now >= deadline || pfs_intr_arm())
+			return false;
+		int64_t until = now + PFS_INTR_POLL_MS < deadline ? now + PFS_INTR_POLL_MS : deadline;
+		if (pq_budget_wait_room(fs->budget, need, until))
+			return true;
+	}
 }
 
 bool pfs_memory_try_again(pfs_mem_try *t, int rc)
@@ -228,8 +248,9 @@ bool pfs_memory_try_again(pfs_mem_try *t, int rc)
 	 * each try that failed again, at last all of it. */
 	uint64_t need = t->need ? t->need * 2 : limit / 8;
 	t->need = need < last ? last : need > limit ? limit : need;
-	bool ok = now < t->deadline && wait_turn(t) &&
-		  pq_budget_wait_room(fs->budget, t->need, t->deadline);
+	bool ok = now < t->deadline && wait_turn(t) && wait_room(fs, t->need, t->deadline);
+	if (!ok && pfs_intr_pending())
+		return false; /* the caller got a signal: EINTR (pfs_reply_err) */
 	if (!ok) {
 		pfs_log(LOG_NOTICE,
 			"%s: a read waited %u s for %llu bytes of memory that other reads hold "
