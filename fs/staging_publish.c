@@ -327,6 +327,9 @@ static pq_status convert_plain(pfs_staging *s, stg_ent *e, stg_type t, int in, i
 					     o->plaintext_footer != 0, o->encrypt_ctr, o->aad_prefix,
 					     &keys, &wo, err));
 	}
+	/* the conversion's buffers count in cache_size: readers wait for
+	 * them, as for each other's (doc/design.md, "Memory") */
+	wo.budget = s->fs->budget;
 	char *schema;
 	pq_status st = read_sidecar(s, e->rel, &schema, err);
 	if (st != PQ_OK) {

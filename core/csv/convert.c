@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pq_budget.h"
 #include "pq_csv.h"
 #include "pq_schema.h"
 #include "util/pq_utf8.h"
@@ -77,6 +78,7 @@ struct conv {
 	bool *text_cols;    /* CSV order: BYTE_ARRAY columns (their bytes end a batch) */
 	const pq_conv_append *app; /* appending to an existing file, or NULL */
 	const char *width_of; /* what fixes the number of fields: "the header" */
+	pq_budget *budget;  /* opts->budget: the sets' memory is charged to it */
 };
 
 /* ---- header ------------------------------------------------------------ */
@@ -165,6 +167,7 @@ static pq_status alloc_sets(conv *c, size_t rows, bool typed, pq_error *err)
 	c->nsets = c->threads > 1 ? PQ_CONV_POOL_DEPTH + 1 : 1;
 	for (unsigned s = 0; s < c->nsets; s++) {
 		pq_conv_set *b = &c->sets[s];
+		b->raw.budget = c->budget;
 		PQ_TRY(pq_conv_set_alloc(b, c->ncols, rows, c->name, err));
 		pq_conv_set_clear(b);
 		b->text_cols = typed ? c->text_cols : NULL;
@@ -176,6 +179,10 @@ static pq_status alloc_sets(conv *c, size_t rows, bool typed, pq_error *err)
 		for (size_t i = 0; i < c->ncols; i++) {
 			pq_conv_colbuf *cb = &b->cb[i];
 			size_t width = c->cols[i].width;
+			cb->text.budget = c->budget;
+			pq_conv_set_charge(b, (uint64_t)rows * (1 + sizeof *cb->views) +
+						      (width ? (uint64_t)rows * width
+							     : (uint64_t)(rows + 1) * sizeof *cb->offs));
 			cb->def = malloc(rows);
 			cb->views = malloc(rows * sizeof *cb->views);
 			if (width)
@@ -765,11 +772,16 @@ pq_status pq_conv_run(int in_fd, int out_fd, const char *display_name,
 	pq_arena_init(&c.arena, 0);
 	if (stats)
 		memset(stats, 0, sizeof *stats);
+	/* charges counted, never refused: failing half done for room readers
+	 * took would lose the copy (the pool's threads likewise) */
+	c.budget = opts->budget;
+	bool exempt = pq_budget_thread_exempt(true);
 	pq_status st = convert(&c, in_fd, out_fd, schema_text, opts, stats, err);
 	pq_conv_pool_stop(&c.pool); /* after a failure: lets a pending set finish */
 	if (c.w)
 		pq_writer_free(c.w);
 	free_columns(&c);
+	pq_budget_thread_exempt(exempt);
 	pq_csv_reader_free(&c.r);
 	pq_csv_input_free(&c.in);
 	pq_arena_free(&c.arena);

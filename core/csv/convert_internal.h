@@ -105,6 +105,7 @@ typedef struct pq_conv_set {
 	size_t text_bytes;  /* raw bytes of the fields counted by text_cols */
 	const bool *text_cols; /* CSV order; NULL: none */
 	bool end_group;     /* end the row group after writing it */
+	uint64_t charged;   /* to raw.budget, beside raw's own charge */
 } pq_conv_set;
 
 /* Room for cap records of ncols fields (the field arrays only). */
@@ -115,7 +116,9 @@ pq_status pq_conv_set_add(pq_conv_set *s, const struct pq_csv_reader *r, const c
 			  pq_error *err);
 /* Empties the set (keeps its memory). */
 void pq_conv_set_clear(pq_conv_set *s);
-/* Frees the field arrays and raw (not cb). */
+/* Counts n more bytes of the set's (its cb arrays) in raw.budget, if set. */
+void pq_conv_set_charge(pq_conv_set *s, uint64_t n);
+/* Frees the field arrays and raw (not cb); gives their charges back. */
 void pq_conv_set_free(pq_conv_set *s);
 
 #endif

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "convert_pool.h"
+#include "pq_budget.h"
 
 #define LOOKAHEAD_MAX_COLS 4096u /* more columns: the next job waits for the first */
 
@@ -130,6 +131,8 @@ static void *pool_thread(void *arg)
 {
 	pq_conv_pool_arg *a = arg;
 	pq_conv_pool *p = a->pool;
+	/* a conversion's charges are counted, never refused (pq_conv_run) */
+	pq_budget_thread_exempt(true);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		size_t i;

@@ -4,12 +4,15 @@
  * column while the tokenizer reads on. Memory: cap × ncols × 12 bytes of
  * field positions, cap × 8 bytes of lines, and raw (the records' bytes;
  * the caller hands the set over once raw passes its limit). The buffers
- * are kept from set to set: no multi-MiB malloc/free per set. */
+ * are kept from set to set: no multi-MiB malloc/free per set. With a
+ * budget in raw.budget, all of it is charged there (the caller's value
+ * arrays too, pq_conv_set_charge) and given back by pq_conv_set_free. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "pq_budget.h"
 #include "pq_csv.h"
 #define PQ_CSV_INTERNAL
 #include "convert_internal.h"
@@ -21,11 +24,15 @@ pq_status pq_conv_set_alloc(pq_conv_set *s, size_t ncols, size_t cap, const char
 	free(s->off);
 	free(s->len);
 	free(s->dline);
+	pq_budget_release(s->raw.budget, s->charged);
+	s->charged = 0;
 	s->ncols = ncols;
 	s->cap = cap;
 	s->rows = 0;
 	s->text_bytes = 0;
 	size_t n = ncols * cap > 0 ? ncols * cap : 1;
+	pq_conv_set_charge(s, (cap ? cap : 1) * sizeof *s->line +
+				      n * (sizeof *s->off + sizeof *s->len + sizeof *s->dline));
 	s->line = malloc((cap ? cap : 1) * sizeof *s->line);
 	s->off = malloc(n * sizeof *s->off);
 	s->len = malloc(n * sizeof *s->len);
@@ -77,5 +84,13 @@ void pq_conv_set_free(pq_conv_set *s)
 	free(s->dline);
 	s->line = NULL;
 	s->off = s->len = s->dline = NULL;
-	pq_buf_free(&s->raw);
+	pq_buf_free(&s->raw); /* (raw.budget stays, for the release below) */
+	pq_budget_release(s->raw.budget, s->charged);
+	s->charged = 0;
+}
+
+void pq_conv_set_charge(pq_conv_set *s, uint64_t n)
+{
+	pq_budget_charge(s->raw.budget, n);
+	s->charged += n;
 }

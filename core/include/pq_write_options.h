@@ -14,6 +14,8 @@
 #include "pq_crypto.h"
 #include "pq_error.h"
 
+struct pq_budget;
+
 /* One column key for modular encryption (core/write/writer_crypt.c). */
 typedef struct pq_column_key {
 	const char *column;   /* dotted path as schema.txt names it */
@@ -63,6 +65,14 @@ typedef struct pq_write_options {
 	bool plaintext_footer;
 	bool gcm_ctr;              /* AES_GCM_CTR_V1 instead of AES_GCM_V1 */
 	const char *aad_prefix;    /* stored in the file when set */
+
+	/* When set, the writer's column chunk buffers (values, levels,
+	 * indices, the row group's encoded pages, dictionaries) and a CSV
+	 * conversion's record sets are charged to it as they grow and given
+	 * back as they go (pq_budget.h). The charges are never refused (the
+	 * conversion's threads are exempt): they make a conversion's memory
+	 * count in a mount's cache_size, so that readers wait for it. */
+	struct pq_budget *budget;
 } pq_write_options;
 
 /* The contract's defaults (zstd, 1048576 rows, 1 MiB pages, v1,

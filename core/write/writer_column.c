@@ -73,6 +73,12 @@ pq_status pq_wcol_new(pq_writer *w, uint32_t index, const pq_schema_element *el,
 	c->order = pq_writer_sort_order(el);
 	c->pstats.truncatable = c->cstats.truncatable = c->type == PQ_BYTE_ARRAY;
 	pq_wdict_init(&c->dict, c->type, c->type_length);
+	/* the buffers that hold a whole row group (their size follows the
+	 * data): charged, so a conversion counts in its mount's budget */
+	pq_buf *bufs[] = {&c->def, &c->vals, &c->lens, &c->idx, &c->pages, &c->dict.data,
+			  &c->dict.offs};
+	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+		bufs[i]->budget = w->opts.budget;
 
 	int want = pq_writer_column_encoding(w, name, name_len);
 	if (want < 0) {
