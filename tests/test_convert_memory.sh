@@ -6,7 +6,9 @@
 # shows a peak of at least 8 MiB (the conversion's record sets, row group
 # buffers and dictionaries, charged as they grow) and 0 bytes still
 # charged. Before, a conversion charged nothing: the peak was 0 while the
-# conversion held ~50 MB outside the budget.
+# conversion held ~50 MB outside the budget. Then 3 readers of data.csv at
+# cache_size=16M beside the same conversion (which holds more than the
+# budget and its headroom): they wait for room, every read is whole.
 # Exit 0 pass, 77 skip (no FUSE or python3), 1 fail.
 set -u
 WORK_NAME=pfs-convmem
@@ -43,4 +45,35 @@ if [ -n "$peak" ] && [ "$peak" -ge $((8 << 20)) ]; then
 else
 	fail "the conversion's memory was not charged to the budget: ${line:-no line}"
 fi
+
+# Readers beside a conversion that holds more than cache_size + its
+# headroom (16M + 32M): their charges are refused while it runs and they
+# wait for room (mem_wait, default 30 s), then read on: every read whole.
+CONVERT=$top_builddir/src/parquetfs-convert
+"$CONVERT" -q -o row_group_rows=50000 "$IN/big.csv" "$S/r.parquet" || fail "parquetfs-convert big.csv"
+mount_fs "$M" -o cache_size=16M "$S" || { echo "$FAILS failure(s)"; exit 1; }
+cat "$M/r.parquet/data.csv" > "$WORK/want.csv" || fail "data.csv alone"
+rm -f "$S/big.parquet"
+pids=()
+touch "$WORK/running"
+for i in 1 2 3; do
+	# read until the conversion has ended, twice at least (O_DIRECT: every
+	# read reaches the daemon, none is served from the page cache)
+	( k=0; while [ -e "$WORK/running" ] || [ $k -lt 2 ]; do
+		k=$((k + 1)); dd if="$M/r.parquet/data.csv" of="$WORK/got$i.$k" bs=1M iflag=direct status=none || exit 1
+	done ) &
+	pids+=($!)
+done
+sleep 0.3
+cp "$IN/big.csv" "$M/staging/" || fail "cp beside readers failed: $(tail -c 400 "$WORK/daemon.log")"
+rm -f "$WORK/running"
+bad=0
+for p in "${pids[@]}"; do wait "$p" || bad=$((bad + 1)); done
+for f in "$WORK"/got*; do cmp -s "$f" "$WORK/want.csv" || bad=$((bad + 1)); done
+[ $bad = 0 ] && ok "3 readers at cache_size=16M beside the conversion: every read whole" ||
+	fail "$bad reads failed or differed beside the conversion"
+[ -f "$S/big.parquet" ] && ok "big.parquet published beside readers" || fail "big.parquet not published beside readers"
+LOG0=$(wc -l < "$WORK/daemon.log")
+umount_fs "$M"
+tail -n +$((LOG0 + 1)) "$WORK/daemon.log" | grep "memory budget at unmount" | sed 's/^/  /'
 finish
