@@ -227,6 +227,8 @@ pq_status stg_append_convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int
 	const pfs_options *o = s->fs->opts;
 	pq_convert_input ci = {.format = t == STG_T_TSV ? PQ_CSV_TAB : PQ_CSV_COMMA,
 			       .delimiter = o->delimiter, .codec = stg_codec_of(e->name)};
+	pq_write_options wo = s->wopts;
+	wo.budget = s->fs->budget; /* counts in cache_size, as a conversion does */
 	pq_convert_stats stats = {0};
 	uint64_t skip = appended_before(s, e->rel);
 	int tail = -1;
@@ -234,7 +236,7 @@ pq_status stg_append_convert(pfs_staging *s, stg_ent *e, stg_type t, int in, int
 		st = tail_of(s, e, in, skip, &tail, err);
 	if (st == PQ_OK)
 		st = pq_convert_csv_append(old, base, tail >= 0 ? tail : in, out, e->name, &ci,
-					   &s->wopts, &stats, err);
+					   &wo, &stats, err);
 	if (tail >= 0)
 		close(tail);
 	/* the old file must still be the one extended: a file put there

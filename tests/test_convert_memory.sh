@@ -6,7 +6,8 @@
 # shows a peak of at least 8 MiB (the conversion's record sets, row group
 # buffers and dictionaries, charged as they grow) and 0 bytes still
 # charged. Before, a conversion charged nothing: the peak was 0 while the
-# conversion held ~50 MB outside the budget. Then 3 readers of data.csv at
+# conversion held ~50 MB outside the budget. The same for rows appended
+# with >> to the published file's CSV. Then 3 readers of data.csv at
 # cache_size=16M beside the same conversion (which holds more than the
 # budget and its headroom): they wait for room, every read is whole.
 # Exit 0 pass, 77 skip (no FUSE or python3), 1 fail.
@@ -44,6 +45,20 @@ if [ -n "$peak" ] && [ "$peak" -ge $((8 << 20)) ]; then
 	ok "the conversion's memory was charged (peak $peak bytes)"
 else
 	fail "the conversion's memory was not charged to the budget: ${line:-no line}"
+fi
+
+# Appending rows (>> to a name whose Parquet file exists) is a conversion
+# too: its row groups' buffers are charged the same way.
+mount_fs "$M" -o cache_size=64M "$S" || { echo "$FAILS failure(s)"; exit 1; }
+tail -n +2 "$IN/big.csv" >> "$M/staging/big.csv" || fail "appending to big.csv failed: $(tail -c 400 "$WORK/daemon.log")"
+LOG0=$(wc -l < "$WORK/daemon.log")
+umount_fs "$M"
+line=$(tail -n +$((LOG0 + 1)) "$WORK/daemon.log" | grep "memory budget at unmount" | tail -1)
+peak=$(printf '%s\n' "$line" | sed -n 's/.*peak \([0-9]*\) of.*/\1/p')
+if [ -n "$peak" ] && [ "$peak" -ge $((8 << 20)) ]; then
+	ok "the append's memory was charged (peak $peak bytes)"
+else
+	fail "the append's memory was not charged to the budget: ${line:-no line}"
 fi
 
 # Readers beside a conversion that holds more than cache_size + its
