@@ -239,15 +239,22 @@ static int hexval(char c)
 
 bool pfs_s3_url_decode(char *s)
 {
+	/* checked whole first: a key that does not decode stays as received,
+	 * for the log line that names it */
+	for (const char *r = s; *r; r++) {
+		if (*r != '%')
+			continue;
+		int hi = hexval(r[1]), lo = hi < 0 ? -1 : hexval(r[2]);
+		if (lo < 0 || (hi == 0 && lo == 0))
+			return false;
+		r += 2;
+	}
 	char *w = s;
 	for (const char *r = s; *r; r++) {
 		if (*r == '+') {
 			*w++ = ' ';
 		} else if (*r == '%') {
-			int hi = hexval(r[1]), lo = hi < 0 ? -1 : hexval(r[2]);
-			if (lo < 0 || (hi == 0 && lo == 0))
-				return false;
-			*w++ = (char)(hi * 16 + lo);
+			*w++ = (char)(hexval(r[1]) * 16 + hexval(r[2]));
 			r += 2;
 		} else {
 			*w++ = *r;
@@ -257,47 +264,35 @@ bool pfs_s3_url_decode(char *s)
 	return true;
 }
 
+/* One key or prefix of a url-encoded page decoded: true to keep it; else
+ * it is counted, and the first such one kept (as received) for the log. */
+static bool decode_name(pfs_s3_page *g, char *name)
+{
+	if (pfs_s3_url_decode(name) && name[0])
+		return true;
+	g->nbad++;
+	if (!g->bad_example)
+		g->bad_example = name;
+	else
+		free(name);
+	return false;
+}
+
 /* A page whose server said EncodingType url: every key and prefix
  * decoded; one that does not decode is left out (and counted), never the
  * whole page. */
-static bool decode_page(pfs_s3_page *g)
+static void decode_page(pfs_s3_page *g)
 {
 	size_t w = 0;
-	for (size_t i = 0; i < g->nobjs; i++) {
-		pfs_s3_obj *o = &g->objs[i];
-		char *raw = NULL;
-		if (!g->bad_example && !(raw = strdup(o->key)))
-			return false;
-		if (pfs_s3_url_decode(o->key) && o->key[0]) {
-			free(raw);
-			g->objs[w++] = *o;
-			continue;
-		}
-		g->nbad++;
-		if (!g->bad_example)
-			g->bad_example = raw, raw = NULL;
-		free(raw);
-		free(o->key);
-	}
+	for (size_t i = 0; i < g->nobjs; i++)
+		if (decode_name(g, g->objs[i].key))
+			g->objs[w++] = g->objs[i];
 	g->nobjs = w;
 	w = 0;
-	for (size_t i = 0; i < g->nprefixes; i++) {
-		char *raw = NULL;
-		if (!g->bad_example && !(raw = strdup(g->prefixes[i])))
-			return false;
-		if (pfs_s3_url_decode(g->prefixes[i]) && g->prefixes[i][0]) {
-			free(raw);
+	for (size_t i = 0; i < g->nprefixes; i++)
+		if (decode_name(g, g->prefixes[i]))
 			g->prefixes[w++] = g->prefixes[i];
-			continue;
-		}
-		g->nbad++;
-		if (!g->bad_example)
-			g->bad_example = raw, raw = NULL;
-		free(raw);
-		free(g->prefixes[i]);
-	}
 	g->nprefixes = w;
-	return true;
 }
 
 pq_status pfs_s3_parse_list(const char *xml, size_t n, pfs_s3_page *out, pq_error *err)
@@ -311,8 +306,8 @@ pq_status pfs_s3_parse_list(const char *xml, size_t n, pfs_s3_page *out, pq_erro
 	free(p->cur.key);
 	if (ok && out->truncated && !out->next_token)
 		ok = false, snprintf(p->why, sizeof p->why, "truncated without a continuation token");
-	if (ok && out->url_encoded && !decode_page(out))
-		ok = false, snprintf(p->why, sizeof p->why, "no memory");
+	if (ok && out->url_encoded)
+		decode_page(out);
 	/* (as sent, a key may take three bytes for each of its own) */
 	for (size_t i = 0; ok && i < out->nobjs; i++)
 		if (strlen(out->objs[i].key) > PFS_S3_KEY_MAX)

@@ -44,7 +44,7 @@ void pfs_s3_page_free(pfs_s3_page *p);
 
 /* s decoded in place as S3 encodes keys for encoding-type=url (percent
  * escapes, '+' for a space, as the AWS SDKs decode them): false when an
- * escape is malformed or gives a NUL byte (s is then unspecified). */
+ * escape is malformed or gives a NUL byte (s is then unchanged). */
 bool pfs_s3_url_decode(char *s);
 
 /* The text of the first element named tag anywhere in the document

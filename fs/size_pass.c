@@ -99,6 +99,34 @@ void pfs_sizes_bg_wait(pfs_fs *fs)
 	fs->index_lru = NULL;
 }
 
+/* One background thread's end: the unmount (pfs_sizes_bg_wait) waits for
+ * every thread bg_start started. */
+static void bg_end(pfs_fs *fs)
+{
+	pthread_mutex_lock(&fs->bg_lock);
+	if (--fs->bg_running == 0)
+		pthread_cond_broadcast(&fs->bg_cond);
+	pthread_mutex_unlock(&fs->bg_lock);
+}
+
+/* fn(arg) on a detached thread that ends with bg_end; false (nothing
+ * started, nothing counted) when no thread can be had. */
+static bool bg_start(pfs_fs *fs, void *(*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&fs->bg_lock);
+	fs->bg_running++;
+	pthread_mutex_unlock(&fs->bg_lock);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&t, &at, fn, arg);
+	pthread_attr_destroy(&at);
+	if (rc != 0)
+		bg_end(fs);
+	return rc == 0;
+}
+
 static void shapes_now(shapes_job *j)
 {
 	pfs_fs *fs = j->fs;
@@ -137,10 +165,7 @@ static void *shapes_run(void *arg)
 	shapes_now(j);
 	pfs_pf_unref(j->pf);
 	free(j);
-	pthread_mutex_lock(&fs->bg_lock);
-	if (--fs->bg_running == 0)
-		pthread_cond_broadcast(&fs->bg_cond);
-	pthread_mutex_unlock(&fs->bg_lock);
+	bg_end(fs);
 	return NULL;
 }
 
@@ -153,16 +178,11 @@ static void shapes_later(pfs_fs *fs, pfs_pf *pf, const pfs_index_key *ik)
 		return; /* the index keeps the sizes alone */
 	*j = (shapes_job){fs, pf, *ik};
 	pfs_pf_ref(pf);
-	pthread_mutex_lock(&fs->bg_lock);
-	fs->bg_running++;
-	pthread_mutex_unlock(&fs->bg_lock);
-	pthread_t t;
-	pthread_attr_t at;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &at, shapes_run, j) != 0)
-		shapes_run(j);
-	pthread_attr_destroy(&at);
+	if (!bg_start(fs, shapes_run, j)) {
+		shapes_now(j); /* on this thread */
+		pfs_pf_unref(pf);
+		free(j);
+	}
 }
 
 static pfs_index_key index_key(const pfs_fs *fs, const pfs_pf *pf)
@@ -254,10 +274,7 @@ static void *measure_run(void *arg)
 		free(j);
 	}
 	pfs_pf_unref(pf);
-	pthread_mutex_lock(&fs->bg_lock);
-	if (--fs->bg_running == 0)
-		pthread_cond_broadcast(&fs->bg_cond);
-	pthread_mutex_unlock(&fs->bg_lock);
+	bg_end(fs);
 	return NULL;
 }
 
@@ -270,20 +287,7 @@ static pq_status measure(pfs_fs *fs, pfs_pf *pf, pq_sizes_options *o, pq_file_si
 		return measure_now(fs, pf, o, out, err);
 	*j = (measure_job){.fs = fs, .pf = pf, .o = *o};
 	pfs_pf_ref(pf);
-	pthread_mutex_lock(&fs->bg_lock);
-	fs->bg_running++;
-	pthread_mutex_unlock(&fs->bg_lock);
-	pthread_t t;
-	pthread_attr_t at;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&t, &at, measure_run, j);
-	pthread_attr_destroy(&at);
-	if (rc != 0) { /* no thread: on this one, as for a local file */
-		pthread_mutex_lock(&fs->bg_lock);
-		if (--fs->bg_running == 0)
-			pthread_cond_broadcast(&fs->bg_cond);
-		pthread_mutex_unlock(&fs->bg_lock);
+	if (!bg_start(fs, measure_run, j)) { /* no thread: on this one, as for a local file */
 		pfs_pf_unref(pf); /* the caller holds its own */
 		free(j);
 		return measure_now(fs, pf, o, out, err);
